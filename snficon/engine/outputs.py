@@ -1,0 +1,125 @@
+"""Batsim 4's five output files, collected during a run and written at its end.
+
+Columns, row order and number formats are Batsim 4.2's (see the recordings in
+``conformance/cases/*/out_*.csv``): fixed six decimals (``%f``) in the job,
+energy and schedule files, six significant digits (``%g``) for times in the
+machine-state and pstate files. Rows are kept in memory as tuples and written
+once, each file atomically, so an interrupted run never leaves a half file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from snficon.fileio import atomic_write_text
+
+JOB_COLUMNS = (
+    "job_id,workload_name,profile,submission_time,requested_number_of_resources,"
+    "requested_time,success,final_state,starting_time,execution_time,finish_time,"
+    "waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata")
+SCHEDULE_COLUMNS = (
+    "batsim_version", "consumed_joules", "makespan", "max_slowdown", "max_turnaround_time",
+    "max_waiting_time", "mean_slowdown", "mean_turnaround_time", "mean_waiting_time",
+    "nb_computing_machines", "nb_grouped_switches", "nb_jobs", "nb_jobs_finished",
+    "nb_jobs_killed", "nb_jobs_rejected", "nb_jobs_success", "nb_machine_switches",
+    "scheduling_time", "simulation_time", "success_rate", "time_computing", "time_idle",
+    "time_sleeping", "time_switching_off", "time_switching_on", "time_unavailable")
+#: Columns of ``out_schedule.csv`` that measure wall-clock time, not simulated behaviour.
+WALL_CLOCK_COLUMNS = frozenset({"scheduling_time", "simulation_time"})
+#: Columns that identify the simulator rather than describe the run.
+IDENTITY_COLUMNS = frozenset({"batsim_version"})
+
+OUTPUT_SUFFIXES = ("jobs", "schedule", "machine_states", "pstate_changes", "consumed_energy")
+
+
+def output_paths(prefix: str | Path) -> dict[str, Path]:
+    """Batsim's file names for an export prefix (``-e out/x`` gives ``out/x_jobs.csv``...)."""
+    prefix = str(prefix)
+    return {name: Path(f"{prefix}_{name}.csv") for name in OUTPUT_SUFFIXES}
+
+
+def _f(value: float) -> str:
+    return f"{value:f}"
+
+
+def _g(value: float) -> str:
+    return f"{value:g}"
+
+
+@dataclass
+class JobRow:
+    """One line of ``out_jobs.csv``; ``start`` is None for a rejected job."""
+
+    job_id: str
+    workload_name: str
+    profile: str
+    submission_time: float
+    requested_resources: int
+    requested_time: float
+    final_state: str
+    start: float | None = None
+    execution_time: float = 0.0
+    allocation: str = ""
+    consumed_energy: float = 0.0
+
+    def render(self) -> str:
+        head = (f"{self.job_id},{self.workload_name},{self.profile},"
+                f"{_f(self.submission_time)},{self.requested_resources},"
+                f"{_f(self.requested_time)}")
+        success = 1 if self.final_state == "COMPLETED_SUCCESSFULLY" else 0
+        if self.start is None:
+            return f'{head},{success},{self.final_state},,,,,,,,,""'
+        finish = self.start + self.execution_time
+        waiting = self.start - self.submission_time
+        turnaround = finish - self.submission_time
+        stretch = turnaround / self.execution_time
+        return (f"{head},{success},{self.final_state},{_f(self.start)},"
+                f"{_f(self.execution_time)},{_f(finish)},{_f(waiting)},{_f(turnaround)},"
+                f"{_f(stretch)},{self.allocation},{_f(self.consumed_energy)},\"\"")
+
+
+@dataclass
+class OutputTables:
+    """Everything Batsim writes, accumulated while the simulation runs."""
+
+    energy_enabled: bool
+    jobs: list[JobRow] = field(default_factory=list)
+    machine_states: list[tuple[float, tuple[int, ...]]] = field(default_factory=list)
+    pstate_changes: list[tuple[float, str, int]] = field(default_factory=list)
+    energy_rows: list[tuple[float, float, str, float, float | None]] = field(
+        default_factory=list)
+    schedule: dict[str, object] = field(default_factory=dict)
+
+    def render(self) -> dict[str, str]:
+        """The text of each output file, keyed by its suffix (``jobs``, ``schedule``...)."""
+        texts = {
+            "jobs": "\n".join([JOB_COLUMNS, *(row.render() for row in self.jobs)]) + "\n",
+            "machine_states": "\n".join(
+                ["time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"]
+                + [_g(t) + "," + ",".join(str(c) for c in counts)
+                   for t, counts in self.machine_states]) + "\n",
+            "schedule": ",".join(SCHEDULE_COLUMNS) + "\n"
+            + ",".join(_schedule_cell(self.schedule[c]) for c in SCHEDULE_COLUMNS) + "\n",
+        }
+        if self.energy_enabled:
+            texts["pstate_changes"] = "\n".join(
+                ["time,machine_id,new_pstate"]
+                + [f"{_g(t)},{machines},{pstate}" for t, machines, pstate in self.pstate_changes]
+            ) + "\n"
+            texts["consumed_energy"] = "\n".join(
+                ["time,energy,event_type,wattmin,epower"]
+                + [f"{_f(t)},{_f(e)},{kind},{_f(w)},{'NA' if p is None else _f(p)}"
+                   for t, e, kind, w, p in self.energy_rows]) + "\n"
+        return texts
+
+    def write(self, prefix: str | Path) -> list[Path]:
+        """Write every file under Batsim's names for ``prefix``; return their paths."""
+        paths = output_paths(prefix)
+        return [atomic_write_text(paths[name], text) for name, text in self.render().items()]
+
+
+def _schedule_cell(value: object) -> str:
+    if isinstance(value, float):
+        return _f(value)
+    return str(value)

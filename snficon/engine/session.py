@@ -1,0 +1,132 @@
+"""One simulation from files to output files, in-process or against a pybatsim process.
+
+Both paths run the same :class:`BatsimEngine`; only the transport differs.
+Output files are written even when the run stops on an error (a protocol
+violation, a dead scheduler), so that what happened until then is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from snficon.engine.inprocess import run_in_process
+from snficon.engine.outputs import OutputTables
+from snficon.engine.simulator import BatsimEngine
+from snficon.engine.transcript import Transcript
+from snficon.engine.zmq_link import run_over_zmq
+from snficon.errors import SchedulerTimeoutError
+from snficon.platform.reader import read_platform
+from snficon.registry import PROJECT_ROOT, load_scheduler
+from snficon.workload.reader import read_workload
+
+
+@dataclass
+class SimulationResult:
+    """What a run produced: the output tables, the files written, the transcript."""
+
+    engine: BatsimEngine
+    files: list[Path] = field(default_factory=list)
+    transcript: Transcript | None = None
+
+    @property
+    def tables(self) -> OutputTables:
+        return self.engine.outputs()
+
+
+def build_engine(platform: str | Path, workloads: Sequence[str | Path], *,
+                 energy: bool = True) -> BatsimEngine:
+    """Load the inputs (validating them) and make an engine at time 0."""
+    loaded_platform = read_platform(platform)
+    loaded = [read_workload(path) for path in workloads]
+    labels = [str(Path(path).resolve()) for path in workloads]
+    return BatsimEngine(loaded_platform, loaded, energy=energy, workload_labels=labels)
+
+
+def _write_outputs(engine: BatsimEngine, prefix: str | Path | None,
+                   transcript: Transcript | None, result: SimulationResult) -> None:
+    if prefix is None:
+        return
+    result.files = engine.outputs().write(prefix)
+    if transcript is not None:
+        result.files.append(transcript.write(f"{prefix}_transcript.jsonl"))
+
+
+def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], scheduler: str,
+                        options: dict[str, Any] | None = None, *, energy: bool = True,
+                        export_prefix: str | Path | None = None,
+                        record: bool = False) -> SimulationResult:
+    """Run the scheduler (policy name or pybatsim ``.py`` file) in this process."""
+    engine = build_engine(platform, workloads, energy=energy)
+    instance = load_scheduler(scheduler, options)
+    transcript = Transcript() if record else None
+    result = SimulationResult(engine=engine, transcript=transcript)
+    try:
+        run_in_process(engine, instance, transcript)
+    finally:
+        _write_outputs(engine, export_prefix, transcript, result)
+    return result
+
+
+def free_loopback_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def pybatsim_command(scheduler: str, options: dict[str, Any] | None, endpoint: str) -> list[str]:
+    """The ``pybatsim`` command line for a scheduler (long decisions allowed: ``-t 0``)."""
+    return [sys.executable, "-m", "batsim.cmds.launcher", scheduler, "-t", "0",
+            "-s", endpoint, "-o", json.dumps(options or {}), "-v", "warning"]
+
+
+def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path],
+                           scheduler: str, options: dict[str, Any] | None = None, *,
+                           energy: bool = True, export_prefix: str | Path | None = None,
+                           record: bool = False, answer_timeout_s: float = 600.0,
+                           log_dir: str | Path | None = None) -> SimulationResult:
+    """Run the scheduler as a separate ``pybatsim`` process, over ZeroMQ on loopback."""
+    engine = build_engine(platform, workloads, energy=energy)
+    port = free_loopback_port()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PROJECT_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    logs = Path(log_dir) if log_dir else None
+    if logs:
+        logs.mkdir(parents=True, exist_ok=True)
+    out = open(logs / "sched.out.log", "w") if logs else subprocess.DEVNULL  # noqa: SIM115
+    err = open(logs / "sched.err.log", "w") if logs else subprocess.PIPE  # noqa: SIM115
+    process = subprocess.Popen(
+        pybatsim_command(scheduler, options, f"tcp://127.0.0.1:{port}"),
+        env=env, stdout=out, stderr=err, text=True)
+    transcript = Transcript() if record else None
+    result = SimulationResult(engine=engine, transcript=transcript)
+    try:
+        run_over_zmq(engine, f"tcp://127.0.0.1:{port}", answer_timeout_s=answer_timeout_s,
+                     transcript=transcript, peer_alive=lambda: process.poll() is None)
+    except SchedulerTimeoutError as exc:
+        detail = ""
+        if process.poll() is not None and not logs and process.stderr is not None:
+            detail = "\n" + process.stderr.read()[-2000:]
+        raise SchedulerTimeoutError(f"{exc}{detail}") from None
+    finally:
+        _write_outputs(engine, export_prefix, transcript, result)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for stream in (out, err):
+            if hasattr(stream, "close"):
+                stream.close()
+        if process.stderr is not None:
+            process.stderr.close()
+    return result

@@ -1,0 +1,563 @@
+"""The embedded engine: Batsim 4's simulation semantics, one protocol message at a time.
+
+The engine is the simulator side of the Batsim protocol and nothing else: it
+produces ``{"now", "events"}`` messages and consumes the scheduler's answers.
+A driver (in-process or ZeroMQ) carries the messages::
+
+    message = engine.first_message()
+    while message is not None:
+        message = engine.answer(scheduler(message))
+
+Model of Batsim's event order (checked against the recordings of real Batsim
+4.2.1 in ``conformance/``). Batsim is a SimGrid program whose server actor
+sends the scheduler every event that reached it while the scheduler was busy.
+Here that becomes:
+
+* Timed happenings sit in one heap of ``(time, rank, seq, kind, data)``.
+  Everything due at the same time goes into one message, ordered by ``rank``
+  (sleeping actors first: job submissions and ``CALL_ME_LATER`` wake-ups; then
+  ended executions: jobs and switches) and then by ``seq``, the order in which
+  they were scheduled. Recording ``energy4-zero`` at t=68 shows a
+  ``REQUESTED_CALL`` before a ``RESOURCE_STATE_CHANGED`` of a switch started
+  earlier, hence the rank.
+* What a message's answer causes at the same instant (a zero-flop job that
+  ends at once, a pstate change between two computation pstates) and the
+  submitter's farewell after its last submission (``NOTIFY
+  no_more_static_job_to_submit``) form the next message, at the same time:
+  Batsim's submitter only says goodbye once the server took its last jobs
+  (``energy4-zero`` at t=5; ``energy4-delay`` at t=1000).
+* ``SIMULATION_ENDS`` goes alone, once every job is finished or rejected, no
+  machine is switching and no ``CALL_ME_LATER`` is pending.
+
+A scheduler that breaks the protocol raises :class:`ProtocolError` naming the
+event; :meth:`BatsimEngine.outputs` still holds what happened until then.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from procset import ProcSet
+
+from snficon import __version__
+from snficon.engine.machines import Machines, MachineState
+from snficon.engine.outputs import JobRow, OutputTables
+from snficon.errors import DeadlockError, ProtocolError, UnsupportedError
+from snficon.platform.model import Platform
+from snficon.workload.model import PROFILE_DELAY, JobSpec, Profile, Workload
+
+#: Ranks of heap entries due at the same time (see the module docstring).
+RANK_SLEEPER = 0
+RANK_EXECUTION = 1
+
+#: Batsim runs a zero-flop job in no simulated time but reports this duration.
+ZERO_JOB_DURATION_S = 1e-5
+
+BATSIM_CONFIG = {
+    "redis-enabled": False, "redis-hostname": "127.0.0.1", "redis-port": 6379,
+    "redis-prefix": "default", "profiles-forwarded-on-submission": False,
+    "dynamic-jobs-enabled": False, "dynamic-jobs-acknowledged": False,
+    "profile-reuse-enabled": False, "sched-config": "", "forward-unknown-events": False,
+}
+SUPPORTED_ANSWERS = ("EXECUTE_JOB", "REJECT_JOB", "SET_RESOURCE_STATE", "CALL_ME_LATER")
+
+
+@dataclass
+class EngineJob:
+    """A job as the engine tracks it through its life."""
+
+    spec: JobSpec
+    full_id: str
+    workload_name: str
+    profile: Profile
+    state: str = "SUBMITTED"
+    nodes: np.ndarray | None = None
+    alloc_text: str = ""
+    start: float = 0.0
+    power_w: float = 0.0
+
+
+@dataclass
+class SwitchRequest:
+    """One ``SET_RESOURCE_STATE``: acknowledged when its last machine has switched."""
+
+    nodes: np.ndarray
+    alloc_text: str
+    target_pstate: int
+    sleeping: bool
+
+
+@dataclass
+class EngineStats:
+    """Counters that end up in ``out_schedule.csv``."""
+
+    grouped_switches: int = 0
+    machine_switches: int = 0
+    energy_first_submission: float | None = None
+    energy_last_completion: float = 0.0
+    scheduling_wall_s: float = 0.0
+    started_wall_s: float = field(default_factory=time.perf_counter)
+
+
+def _job_description(job: JobSpec, full_id: str) -> dict[str, Any]:
+    description = dict(job.raw)
+    description["id"] = full_id
+    return description
+
+
+class BatsimEngine:
+    """Simulate a platform and workloads under a scheduler's decisions (Batsim 4 semantics)."""
+
+    def __init__(self, platform: Platform, workloads: Sequence[Workload], *,
+                 energy: bool = True, workload_labels: Sequence[str] | None = None) -> None:
+        self.platform = platform
+        self.energy = energy
+        self.machines = Machines(platform)
+        self.now = 0.0
+        self.tables = OutputTables(energy_enabled=energy)
+        self.stats = EngineStats()
+        self._heap: list[tuple[float, int, int, str, Any]] = []
+        self._seq = 0
+        self._pending: list[dict[str, Any]] = []
+        self._jobs: dict[str, EngineJob] = {}
+        self._running = 0
+        self._unfinished = 0
+        self._switching = 0
+        self._calls = 0
+        self._submitters_left = 0
+        self._ends_sent = False
+        self._finished = False
+        self._awaiting_answer = False
+        self._last_energy_row = (0.0, 0.0)
+        self._workloads = list(workloads)
+        self._labels = list(workload_labels or [w.source for w in workloads])
+        self._schedule_submissions()
+        if energy:
+            for pstate in sorted(set(self.machines.pstate.tolist())):
+                nodes = np.flatnonzero(self.machines.pstate == pstate)
+                self.tables.pstate_changes.append((0.0, str(ProcSet(*nodes.tolist())), pstate))
+
+    # ------------------------------------------------------------------ driving
+
+    def first_message(self) -> dict[str, Any]:
+        """The ``SIMULATION_BEGINS`` message (time 0)."""
+        return self._message([self._event("SIMULATION_BEGINS", self._begins_data())])
+
+    def answer(self, reply: Any) -> dict[str, Any] | None:
+        """Apply the scheduler's answer to the last message; return the next one.
+
+        Returns None once the answer to ``SIMULATION_ENDS`` has been read.
+        """
+        if not self._awaiting_answer:
+            raise RuntimeError("answer() called with no message outstanding")
+        self._awaiting_answer = False
+        self._apply_answer(reply)
+        if self._ends_sent:
+            self._finished = True
+            self._finalise_schedule()
+            return None
+        return self._next_message()
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    def outputs(self) -> OutputTables:
+        """The output tables, complete after the run, up to date after an error."""
+        if not self.tables.schedule:
+            self._finalise_schedule()
+        return self.tables
+
+    def add_scheduling_time(self, seconds: float) -> None:
+        """Count wall-clock time spent waiting for the scheduler (``scheduling_time``)."""
+        self.stats.scheduling_wall_s += seconds
+
+    # ------------------------------------------------------------------ messages
+
+    def _event(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": self.now, "type": kind, "data": data}
+
+    def _message(self, events: list[dict[str, Any]]) -> dict[str, Any]:
+        self._awaiting_answer = True
+        return {"now": self.now, "events": events}
+
+    def _next_message(self) -> dict[str, Any]:
+        if self._pending:
+            events, self._pending = self._pending, []
+            return self._message(events)
+        if self._heap:
+            return self._message(self._pop_due_events())
+        if self._unfinished == 0 and self._submitters_left == 0:
+            self._ends_sent = True
+            return self._message([self._event("SIMULATION_ENDS", {})])
+        waiting = [job.full_id for job in self._jobs.values() if job.state == "SUBMITTED"]
+        raise DeadlockError(
+            f"at t={self.now}: nothing left to simulate but {len(waiting)} job(s) were never "
+            f"started nor rejected by the scheduler (first: {', '.join(waiting[:5])})")
+
+    def _push(self, when: float, rank: int, kind: str, data: Any) -> None:
+        heapq.heappush(self._heap, (when, rank, self._seq, kind, data))
+        self._seq += 1
+
+    def _pop_due_events(self) -> list[dict[str, Any]]:
+        due_time = self._heap[0][0]
+        self.now = due_time
+        events: list[dict[str, Any]] = []
+        farewells: list[dict[str, Any]] = []
+        while self._heap and self._heap[0][0] == due_time:
+            _, _, _, kind, data = heapq.heappop(self._heap)
+            if kind == "submit":
+                events.extend(self._submit(*data))
+                if data[1]:
+                    farewells.extend(self._submitter_done())
+            elif kind == "call":
+                self._calls -= 1
+                events.append(self._event("REQUESTED_CALL", {}))
+            elif kind == "job_end":
+                events.append(self._end_job(*data))
+            elif kind == "switch_end":
+                events.append(self._end_switch(data))
+        self._pending.extend(farewells)
+        return events
+
+    def _begins_data(self) -> dict[str, Any]:
+        resources = [
+            {"id": host.id, "name": host.name, "state": "idle",
+             "properties": {"role": "", **host.properties}, "zone_properties": {}}
+            for host in self.platform.hosts]
+        return {
+            "nb_resources": len(resources), "nb_compute_resources": len(resources),
+            "nb_storage_resources": 0, "allow_compute_sharing": False,
+            "allow_storage_sharing": True, "config": dict(BATSIM_CONFIG),
+            "compute_resources": resources, "storage_resources": [],
+            "workloads": {f"w{i}": label for i, label in enumerate(self._labels)},
+            "profiles": {f"w{i}": {name: dict(p.raw) for name, p in w.profiles.items()}
+                         for i, w in enumerate(self._workloads)},
+        }
+
+    # ------------------------------------------------------------------ submissions
+
+    def _schedule_submissions(self) -> None:
+        for index, workload in enumerate(self._workloads):
+            name = f"w{index}"
+            groups: dict[float, list[EngineJob]] = {}
+            for spec in workload.jobs:
+                full_id = f"{name}!{spec.id}"
+                job = EngineJob(spec=spec, full_id=full_id, workload_name=name,
+                                profile=workload.profiles[spec.profile], state="NOT_SUBMITTED")
+                self._jobs[full_id] = job
+                groups.setdefault(spec.subtime, []).append(job)
+            self._unfinished += len(workload.jobs)
+            self._submitters_left += 1
+            if not groups:
+                self._pending.extend(self._submitter_done())
+            times = sorted(groups)
+            for position, when in enumerate(times):
+                self._push(when, RANK_SLEEPER, "submit",
+                           (groups[when], position == len(times) - 1))
+
+    def _submit(self, jobs: list[EngineJob], _last: bool) -> list[dict[str, Any]]:
+        if self.stats.energy_first_submission is None:
+            self.stats.energy_first_submission = self.machines.energy_at(self.now)
+        events = []
+        for job in jobs:
+            job.state = "SUBMITTED"
+            events.append(self._event("JOB_SUBMITTED", {
+                "job_id": job.full_id, "job": _job_description(job.spec, job.full_id)}))
+        return events
+
+    def _submitter_done(self) -> list[dict[str, Any]]:
+        self._submitters_left -= 1
+        if self._submitters_left == 0:
+            return [self._event("NOTIFY", {"type": "no_more_static_job_to_submit"})]
+        return []
+
+    # ------------------------------------------------------------------ answers
+
+    def _apply_answer(self, reply: Any) -> None:
+        if not isinstance(reply, dict) or "events" not in reply or "now" not in reply:
+            raise ProtocolError(f"at t={self.now}: the scheduler's answer is not a Batsim "
+                                f"message with 'now' and 'events': {reply!r:.200}")
+        if not isinstance(reply["events"], list):
+            raise ProtocolError(f"at t={self.now}: 'events' of the answer is not a list")
+        now = reply["now"]
+        if isinstance(now, bool) or not isinstance(now, int | float) or now < self.now:
+            raise ProtocolError(f"at t={self.now}: the answer's 'now' ({now!r}) is in the past")
+        if now > self.now:
+            raise UnsupportedError(
+                f"at t={self.now}: the answer's 'now' is {now!r}: schedulers that consume "
+                "simulated time are not supported by the embedded engine")
+        for index, event in enumerate(reply["events"]):
+            self._apply_event(index, event)
+
+    def _apply_event(self, index: int, event: Any) -> None:
+        where = f"at t={self.now}, answer event #{index}"
+        if not isinstance(event, dict) or "type" not in event:
+            raise ProtocolError(f"{where}: not an event object: {event!r:.200}")
+        kind, data = event["type"], event.get("data", {})
+        where = f"{where} {kind} {data!r:.200}"
+        stamp = event.get("timestamp", self.now)
+        if stamp != self.now:
+            raise UnsupportedError(f"{where}: timestamp {stamp!r} differs from now; "
+                                   "delayed decisions are not supported by the embedded engine")
+        if kind not in SUPPORTED_ANSWERS:
+            raise UnsupportedError(f"{where}: event type {kind!r} is not supported by the "
+                                   f"embedded engine (supported: {', '.join(SUPPORTED_ANSWERS)})")
+        if not isinstance(data, dict):
+            raise ProtocolError(f"{where}: 'data' is not an object")
+        handler = {"EXECUTE_JOB": self._execute, "REJECT_JOB": self._reject,
+                   "SET_RESOURCE_STATE": self._set_state, "CALL_ME_LATER": self._call_later}
+        handler[kind](where, data)
+
+    def _job_for(self, where: str, data: dict[str, Any]) -> EngineJob:
+        job_id = data.get("job_id")
+        job = self._jobs.get(job_id) if isinstance(job_id, str) else None
+        if job is None or job.state == "NOT_SUBMITTED":
+            raise ProtocolError(f"{where}: unknown job {job_id!r}")
+        if job.state != "SUBMITTED":
+            raise ProtocolError(f"{where}: job {job_id} is already {job.state.lower()}")
+        return job
+
+    def _nodes(self, where: str, text: Any, field_name: str) -> tuple[np.ndarray, str]:
+        try:
+            procs = ProcSet.from_str(text)
+        except (ValueError, TypeError, AttributeError):
+            raise ProtocolError(f"{where}: '{field_name}' is not a resource set: {text!r}") \
+                from None
+        nodes = np.fromiter(procs, dtype=np.int64, count=len(procs))
+        if len(nodes) == 0:
+            raise ProtocolError(f"{where}: '{field_name}' is empty")
+        if nodes[-1] >= self.platform.nb_nodes or nodes[0] < 0:
+            raise ProtocolError(f"{where}: '{field_name}' names machine {int(nodes[-1])} but "
+                                f"the platform has {self.platform.nb_nodes} (0-"
+                                f"{self.platform.nb_nodes - 1})")
+        return nodes, str(procs)
+
+    def _execute(self, where: str, data: dict[str, Any]) -> None:
+        job = self._job_for(where, data)
+        extra = set(data) - {"job_id", "alloc"}
+        if extra:
+            raise UnsupportedError(f"{where}: EXECUTE_JOB fields {sorted(extra)} are not "
+                                   "supported by the embedded engine")
+        nodes, alloc_text = self._nodes(where, data.get("alloc"), "alloc")
+        if len(nodes) != job.spec.res:
+            raise ProtocolError(f"{where}: job {job.full_id} asks for {job.spec.res} machine(s) "
+                                f"but the allocation has {len(nodes)}")
+        states = self.machines.state[nodes]
+        busy = nodes[states != MachineState.IDLE]
+        if len(busy):
+            node = int(busy[0])
+            state = MachineState(int(self.machines.state[node])).label
+            raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which is {state}")
+        self._start_job(job, nodes, alloc_text)
+
+    def _duration(self, job: EngineJob, nodes: np.ndarray) -> float:
+        if job.profile.type == PROFILE_DELAY:
+            return job.profile.delay_s
+        hosts = self.platform.hosts
+        speed = min(hosts[i].pstates[self.machines.pstate[i]].speed_flops for i in nodes)
+        return job.profile.cpu_flops / speed
+
+    def _start_job(self, job: EngineJob, nodes: np.ndarray, alloc_text: str) -> None:
+        machines, hosts = self.machines, self.platform.hosts
+        job.state, job.nodes, job.alloc_text, job.start = "RUNNING", nodes, alloc_text, self.now
+        busy = job.profile.type != PROFILE_DELAY
+        power = np.array([
+            (hosts[i].pstates[machines.pstate[i]].watt_busy if busy
+             else hosts[i].pstates[machines.pstate[i]].watt_idle) for i in nodes])
+        machines.set_state(self.now, nodes, MachineState.COMPUTING)
+        machines.set_power(self.now, nodes, power)
+        self._record_states()
+        self._energy_row("s")
+        self._running += 1
+        duration = self._duration(job, nodes)
+        walltime = job.spec.walltime
+        final = "COMPLETED_SUCCESSFULLY"
+        if walltime > 0 and duration > walltime:
+            duration, final = walltime, "COMPLETED_WALLTIME_REACHED"
+        job.power_w = float(power.sum())
+        if duration == 0:
+            self._pending.append(self._end_job(job, final))
+        else:
+            self._push(self.now + duration, RANK_EXECUTION, "job_end", (job, final))
+
+    def _end_job(self, job: EngineJob, final: str) -> dict[str, Any]:
+        nodes = job.nodes
+        assert nodes is not None
+        machines, hosts = self.machines, self.platform.hosts
+        elapsed = self.now - job.start
+        machines.set_state(self.now, nodes, MachineState.IDLE)
+        machines.set_power(self.now, nodes, np.array(
+            [hosts[i].pstates[machines.pstate[i]].watt_idle for i in nodes]))
+        job.state = final
+        self._running -= 1
+        self._unfinished -= 1
+        self._record_states()
+        self._energy_row("e")
+        self.stats.energy_last_completion = machines.energy_at(self.now)
+        self.tables.jobs.append(JobRow(
+            job_id=job.spec.id, workload_name=job.workload_name, profile=job.spec.profile,
+            submission_time=job.spec.subtime, requested_resources=job.spec.res,
+            requested_time=job.spec.walltime, final_state=final, start=job.start,
+            execution_time=elapsed if elapsed > 0 else ZERO_JOB_DURATION_S,
+            allocation=job.alloc_text, consumed_energy=job.power_w * elapsed))
+        return_code = 0 if final == "COMPLETED_SUCCESSFULLY" else -1
+        return self._event("JOB_COMPLETED", {
+            "job_id": job.full_id, "job_state": final, "return_code": return_code,
+            "alloc": job.alloc_text})
+
+    def _reject(self, where: str, data: dict[str, Any]) -> None:
+        job = self._job_for(where, data)
+        job.state = "REJECTED"
+        self._unfinished -= 1
+        self.tables.jobs.append(JobRow(
+            job_id=job.spec.id, workload_name=job.workload_name, profile=job.spec.profile,
+            submission_time=job.spec.subtime, requested_resources=job.spec.res,
+            requested_time=job.spec.walltime, final_state="REJECTED"))
+
+    def _call_later(self, where: str, data: dict[str, Any]) -> None:
+        when = data.get("timestamp")
+        if isinstance(when, bool) or not isinstance(when, int | float) or math.isnan(when):
+            raise ProtocolError(f"{where}: 'timestamp' is not a number")
+        if not when > self.now:
+            raise ProtocolError(f"{where}: CALL_ME_LATER at {when!r} is not in the future "
+                                f"(now is {self.now!r})")
+        if math.isinf(when):
+            raise ProtocolError(f"{where}: CALL_ME_LATER at an infinite time")
+        self._calls += 1
+        self._push(float(when), RANK_SLEEPER, "call", None)
+
+    # ------------------------------------------------------------------ pstates
+
+    def _set_state(self, where: str, data: dict[str, Any]) -> None:
+        if not self.energy:
+            raise ProtocolError(f"{where}: SET_RESOURCE_STATE needs the energy model: run with -E")
+        nodes, alloc_text = self._nodes(where, data.get("resources"), "resources")
+        try:
+            target = int(data.get("state"))
+        except (TypeError, ValueError):
+            raise ProtocolError(f"{where}: 'state' is not a pstate number: "
+                                f"{data.get('state')!r}") from None
+        machines, hosts = self.machines, self.platform.hosts
+        for node in nodes.tolist():
+            state = MachineState(int(machines.state[node]))
+            if state not in (MachineState.IDLE, MachineState.SLEEPING):
+                raise ProtocolError(f"{where}: machine {node} is {state.label} and cannot be "
+                                    "switched")
+            host = hosts[node]
+            if not 0 <= target < len(host.pstates) or target in host.virtual_pstates:
+                raise ProtocolError(f"{where}: machine {node} has no pstate {target} to rest in")
+            if state == MachineState.SLEEPING and target in host.sleep_pstates:
+                raise ProtocolError(f"{where}: machine {node} is already asleep "
+                                    f"(pstate {int(machines.pstate[node])})")
+        self.stats.grouped_switches += 1
+        self.stats.machine_switches += len(nodes)
+        to_sleep = target in hosts[int(nodes[0])].sleep_pstates
+        self._energy_row("p")
+        # Idle machines sent to another computation pstate change at once; the others
+        # go through the virtual transition pstate of their sleep state.
+        moving = nodes[machines.state[nodes] == MachineState.SLEEPING] if not to_sleep else nodes
+        immediate = np.setdiff1d(nodes, moving)
+        if len(immediate):
+            machines.set_pstate(immediate, target)
+            machines.set_power(self.now, immediate, np.array(
+                [hosts[i].pstates[target].watt_idle for i in immediate]))
+        if not len(moving):
+            self.tables.pstate_changes.append((self.now, alloc_text, target))
+            self._pending.append(self._event("RESOURCE_STATE_CHANGED",
+                                             {"resources": alloc_text, "state": str(target)}))
+            return
+        virtual_of = {}
+        for node in moving.tolist():
+            sleep_state = hosts[node].sleep_state(target if to_sleep else int(machines.pstate[node]))
+            virtual_of[node] = sleep_state.switch_off if to_sleep else sleep_state.switch_on
+        for virtual in sorted(set(virtual_of.values())):
+            same = np.array([node for node, v in virtual_of.items() if v == virtual])
+            machines.set_pstate(same, virtual)
+            machines.set_power(self.now, same, np.array(
+                [hosts[i].pstates[virtual].watt_busy for i in same]))
+        machines.set_state(self.now, moving, MachineState.SWITCHING_OFF if to_sleep
+                           else MachineState.SWITCHING_ON)
+        self.tables.pstate_changes.append((self.now, alloc_text, -2 if to_sleep else -1))
+        self._record_states()
+        self._switching += 1
+        duration = max(hosts[node].transition_seconds(v) for node, v in virtual_of.items())
+        request = SwitchRequest(nodes=moving, alloc_text=alloc_text, target_pstate=target,
+                                sleeping=to_sleep)
+        self._push(self.now + duration, RANK_EXECUTION, "switch_end", request)
+
+    def _end_switch(self, request: SwitchRequest) -> dict[str, Any]:
+        machines, hosts = self.machines, self.platform.hosts
+        nodes, target = request.nodes, request.target_pstate
+        machines.set_pstate(nodes, target)
+        machines.set_power(self.now, nodes, np.array(
+            [hosts[i].pstates[target].watt_idle for i in nodes]))
+        machines.set_state(self.now, nodes, MachineState.SLEEPING if request.sleeping
+                           else MachineState.IDLE)
+        self.tables.pstate_changes.append((self.now, request.alloc_text, target))
+        self._record_states()
+        self._energy_row("p")
+        self._switching -= 1
+        return self._event("RESOURCE_STATE_CHANGED",
+                           {"resources": request.alloc_text, "state": str(target)})
+
+    # ------------------------------------------------------------------ traces
+
+    def _record_states(self) -> None:
+        self.tables.machine_states.append((self.now, tuple(int(c) for c in self.machines.counts)))
+
+    def _energy_row(self, kind: str) -> None:
+        if not self.energy:
+            return
+        energy = self.machines.energy_at(self.now)
+        last_time, last_energy = self._last_energy_row
+        epower = (energy - last_energy) / (self.now - last_time) if self.now > last_time else None
+        self.tables.energy_rows.append((self.now, energy, kind, self.machines.wattmin, epower))
+        self._last_energy_row = (self.now, energy)
+
+    def _finalise_schedule(self) -> None:
+        rows = [row for row in self.tables.jobs if row.start is not None]
+        nb_jobs = len(self._jobs)
+        waits = [row.start - row.submission_time for row in rows]
+        turnarounds = [row.start + row.execution_time - row.submission_time for row in rows]
+        slowdowns = [t / row.execution_time for t, row in zip(turnarounds, rows, strict=True)]
+        success = sum(row.final_state == "COMPLETED_SUCCESSFULLY" for row in rows)
+        killed = sum(row.final_state in ("COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
+                     for row in rows)
+        time_in = self.machines.time_in_state
+        first = self.stats.energy_first_submission or 0.0
+        consumed = (self.stats.energy_last_completion - first) if rows else 0.0
+        self.tables.schedule = {
+            "batsim_version": f"snficon-{__version__}",
+            "consumed_joules": float(consumed) if self.energy else 0.0,
+            "makespan": float(max((r.start + r.execution_time for r in rows), default=0.0)),
+            "max_slowdown": float(max(slowdowns, default=0.0)),
+            "max_turnaround_time": float(max(turnarounds, default=0.0)),
+            "max_waiting_time": float(max(waits, default=0.0)),
+            "mean_slowdown": float(sum(slowdowns) / nb_jobs) if nb_jobs else 0.0,
+            "mean_turnaround_time": float(sum(turnarounds) / nb_jobs) if nb_jobs else 0.0,
+            "mean_waiting_time": float(sum(waits) / nb_jobs) if nb_jobs else 0.0,
+            "nb_computing_machines": self.platform.nb_nodes,
+            "nb_grouped_switches": self.stats.grouped_switches,
+            "nb_jobs": nb_jobs,
+            "nb_jobs_finished": len(rows),
+            "nb_jobs_killed": killed,
+            "nb_jobs_rejected": sum(row.start is None for row in self.tables.jobs),
+            "nb_jobs_success": success,
+            "nb_machine_switches": self.stats.machine_switches,
+            "scheduling_time": float(self.stats.scheduling_wall_s),
+            "simulation_time": float(time.perf_counter() - self.stats.started_wall_s),
+            "success_rate": float(success / nb_jobs) if nb_jobs else 0.0,
+            "time_computing": float(time_in[MachineState.COMPUTING]),
+            "time_idle": float(time_in[MachineState.IDLE]),
+            "time_sleeping": float(time_in[MachineState.SLEEPING]),
+            "time_switching_off": float(time_in[MachineState.SWITCHING_OFF]),
+            "time_switching_on": float(time_in[MachineState.SWITCHING_ON]),
+            "time_unavailable": 0.0,
+        }

@@ -1,0 +1,80 @@
+"""Drive a scheduler process over ZeroMQ, as the ``batsim`` process does.
+
+The engine connects a REQ socket to the scheduler's REP socket (pybatsim binds
+``tcp://*:28000`` by default) and exchanges one JSON message per step. A
+scheduler that dies or stops answering is detected by a timeout on each
+answer: the run stops with :class:`SchedulerTimeoutError` instead of hanging.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import zmq
+
+from snficon.engine.simulator import BatsimEngine
+from snficon.engine.transcript import Transcript
+from snficon.errors import ProtocolError, SchedulerTimeoutError
+
+DEFAULT_ENDPOINT = "tcp://localhost:28000"
+
+
+def run_over_zmq(engine: BatsimEngine, endpoint: str = DEFAULT_ENDPOINT, *,
+                 answer_timeout_s: float = 600.0,
+                 transcript: Transcript | None = None,
+                 peer_alive: Callable[[], bool] | None = None) -> None:
+    """Run the engine against the scheduler listening at ``endpoint``.
+
+    ``answer_timeout_s`` bounds the wall-clock wait for each answer (the first
+    one included, which covers a scheduler that never started). When the
+    caller owns the scheduler process, ``peer_alive`` tells whether it still
+    runs, so that a crash ends the run at once rather than at the timeout.
+    """
+    context = zmq.Context()
+    socket = context.socket(zmq.REQ)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.connect(endpoint)
+    poller = zmq.Poller()
+    poller.register(socket, zmq.POLLIN)
+    try:
+        message: dict[str, Any] | None = engine.first_message()
+        while message is not None:
+            if transcript is not None:
+                transcript.record("sim->sched", message)
+            socket.send_string(json.dumps(message))
+            sent_at = time.perf_counter()
+            _wait_for_answer(poller, message, endpoint, answer_timeout_s, peer_alive)
+            raw = socket.recv_string()
+            engine.add_scheduling_time(time.perf_counter() - sent_at)
+            try:
+                answer = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise ProtocolError(f"at t={message['now']}: the scheduler's answer is not "
+                                    f"JSON ({exc.msg}): {raw[:200]!r}") from None
+            if transcript is not None:
+                transcript.record("sched->sim", answer)
+            message = engine.answer(answer)
+    finally:
+        socket.close(linger=0)
+        context.term()
+
+
+def _wait_for_answer(poller: zmq.Poller, message: dict[str, Any], endpoint: str,
+                     timeout_s: float, peer_alive: Callable[[], bool] | None) -> None:
+    deadline = time.monotonic() + timeout_s
+    kinds = ", ".join(e["type"] for e in message["events"])
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise SchedulerTimeoutError(
+                f"the scheduler at {endpoint} did not answer within {timeout_s:g} s "
+                f"(message at t={message['now']} with {kinds}); is it running?")
+        if poller.poll(int(min(left, 0.2) * 1000) + 1):
+            return
+        if peer_alive is not None and not peer_alive():
+            raise SchedulerTimeoutError(
+                f"the scheduler process exited before answering the message at "
+                f"t={message['now']} ({kinds})")

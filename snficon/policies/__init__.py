@@ -1,0 +1,1 @@
+"""Scheduling policies, as pybatsim scheduler classes (see :mod:`snficon.registry`)."""
