@@ -1,7 +1,8 @@
 """The platform as the engine and the policies see it.
 
-A platform is the list of compute hosts of a SimGrid/Batsim XML file, in file
-order (their position is the Batsim resource id), the ``master_host`` left out.
+A platform is the list of compute hosts of a SimGrid/Batsim XML file in Batsim's
+resource-id order (hosts sorted by name, byte-wise: ``node10`` before ``node2``),
+the ``master_host`` left out.
 Each host has pstates (speed and wattages) and, when it can sleep, the sleep
 pstates of its ``sleep_pstates`` property with their two virtual transition
 pstates. :meth:`Platform.power_model` gives the per-node quantities of the
@@ -41,7 +42,7 @@ class SleepState:
 
 @dataclass(frozen=True)
 class Host:
-    """A compute host: Batsim resource ``id`` (its rank among compute hosts)."""
+    """A compute host: Batsim resource ``id`` (its rank among compute hosts sorted by name)."""
 
     id: int
     name: str
@@ -97,13 +98,18 @@ class PowerModel:
 
     @property
     def e_off_j(self) -> np.ndarray:
-        """Energy of one switch-off (J)."""
-        return self.t_off_s * self.p_off_w
+        """Energy of one switch-off (J); infinite for a node that cannot sleep."""
+        return _energy(self.t_off_s, self.p_off_w, self.can_sleep)
 
     @property
     def e_on_j(self) -> np.ndarray:
-        """Energy of one switch-on (J)."""
-        return self.t_on_s * self.p_on_w
+        """Energy of one switch-on (J); infinite for a node that cannot sleep."""
+        return _energy(self.t_on_s, self.p_on_w, self.can_sleep)
+
+
+def _energy(seconds: np.ndarray, watts: np.ndarray, can_sleep: np.ndarray) -> np.ndarray:
+    # inf s x 0 W would be nan: a node that cannot sleep has an infinite switch cost.
+    return np.where(can_sleep, np.where(can_sleep, seconds, 0.0) * watts, np.inf)
 
 
 @dataclass(frozen=True)

@@ -1,38 +1,63 @@
 """Read a SimGrid/Batsim platform XML file into a :class:`Platform`.
 
 Hosts may sit in nested zones; ``<cluster>`` elements are expanded into their
-hosts (``prefix + radical + suffix``). The host named ``master_host`` (or with
-``role="master"``) is not a compute resource. Wattages follow SimGrid's
-energy plugin: ``wattage_per_state`` holds one ``idle:busy`` (or
-``idle:one-core:all-cores``) entry per pstate.
+hosts (``prefix + radical + suffix``, the cluster's ``<prop>`` given to each).
+The host named ``master_host`` (or with ``role="master"``) is not a compute
+resource. Wattages follow SimGrid's energy plugin: ``wattage_per_state`` holds
+one ``idle:busy`` (or ``idle:one-core:all-cores``) entry per pstate.
+
+Resource ids are what Batsim 4 gives: the compute hosts sorted by name, byte
+by byte (SimGrid keeps its hosts in a name-ordered map and Batsim numbers them
+in that order), so ``node10`` comes before ``node2``. The conformance run
+``aoba16-delay`` shows it: its resource 2 is ``node10``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 from snficon.errors import InputError
 from snficon.platform.model import Host, Platform, Pstate, SleepState
 
 MASTER_HOST = "master_host"
 
-_PREFIXES = {
-    "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18, "Z": 1e21,
-    "Y": 1e24, "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50,
-}
-_SPEED = re.compile(r"^\s*([0-9.eE+-]+)\s*(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P|E|Z|Y)?(f|flops)?\s*$")
+_DECIMAL_PREFIXES = (("k", "kilo"), ("M", "mega"), ("G", "giga"), ("T", "tera"),
+                     ("P", "peta"), ("E", "exa"), ("Z", "zeta"), ("Y", "yotta"))
+
+
+def _speed_units() -> Mapping[str, float]:
+    """SimGrid's speed units: ``f`` with short decimal prefixes, ``flops`` with long ones."""
+    units = {"": 1.0, "f": 1.0, "flops": 1.0}
+    scale = 1.0
+    for short, long in _DECIMAL_PREFIXES:
+        scale *= 1000.0  # as SimGrid builds its table
+        units[f"{short}f"] = scale
+        units[f"{long}flops"] = scale
+    return MappingProxyType(units)
+
+
+_SPEED_UNITS = _speed_units()
+_SPEED = re.compile(r"^\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)([A-Za-z]*)\s*$")
 
 
 def parse_speed(text: str) -> float:
-    """Parse one SimGrid speed (``"1Gf"``, ``"0.125f"``, ``"1e-9Mf"``) into flop/s."""
+    """Parse one SimGrid speed (``"1Gf"``, ``"0.125f"``, ``"1e-9Mf"``) into flop/s.
+
+    Units are SimGrid's: ``f`` with a decimal prefix (``kf`` ... ``Yf``) or
+    ``flops`` with a long one (``megaflops``); a bare number is in flop/s. The
+    result is finite and >= 0 (ValueError otherwise).
+    """
     match = _SPEED.match(text)
-    if not match:
-        raise ValueError(f"not a speed: {text!r}")
-    value = float(match.group(1)) * _PREFIXES[match.group(2) or ""]
-    if not value > 0:
-        raise ValueError(f"speed must be positive: {text!r}")
+    if not match or match.group(2) not in _SPEED_UNITS:
+        raise ValueError(f"not a speed: {text!r} (expected e.g. '1Gf', '0.125f', '2megaflops')")
+    value = float(match.group(1)) * _SPEED_UNITS[match.group(2)]
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"speed must be finite and >= 0: {text!r}")
     return value
 
 
@@ -45,7 +70,7 @@ def _parse_wattages(text: str, nb_pstates: int) -> list[tuple[float, float]]:
     result = []
     for entry in entries[:nb_pstates]:
         values = [float(v) for v in entry.split(":")]
-        if len(values) not in (2, 3) or any(v < 0 for v in values):
+        if len(values) not in (2, 3) or not all(math.isfinite(v) and v >= 0 for v in values):
             raise ValueError(f"entry {entry!r} is not 'idle:busy' or 'idle:one:all' (W >= 0)")
         result.append((values[0], values[-1]))
     return result
@@ -62,6 +87,10 @@ def _parse_sleep_states(text: str, nb_pstates: int) -> tuple[SleepState, ...]:
             if not 0 <= pstate < nb_pstates:
                 raise ValueError(f"pstate {pstate} does not exist (host has {nb_pstates})")
         states.append(SleepState(sleep=sleep, switch_off=off, switch_on=on))
+    used = [p for state in states for p in (state.sleep, state.switch_off, state.switch_on)]
+    if len(set(used)) != len(used):
+        raise ValueError("a pstate is used twice (a pstate is either a computation, a sleep "
+                         "or a transition one)")
     return tuple(states)
 
 
@@ -102,6 +131,11 @@ def _host(element: ET.Element, name: str, inherited: dict[str, str], source: str
             raise InputError(f"{where}: property 'sleep_pstates': {exc}") from None
         if "wattage_per_state" not in properties:
             raise InputError(f"{where}: 'sleep_pstates' needs a 'wattage_per_state' property")
+    for state in sleep_states:
+        for virtual in (state.switch_off, state.switch_on):
+            if speeds[virtual] <= 0:
+                raise InputError(f"{where}: property 'speed': transition pstate {virtual} has "
+                                 "speed 0 (a switch lasts 1/speed)")
     host = Host(
         id=resource_id,
         name=name,
@@ -112,6 +146,10 @@ def _host(element: ET.Element, name: str, inherited: dict[str, str], source: str
     )
     if not host.is_computation_pstate(initial):
         raise InputError(f"{where}: initial pstate {initial} is a sleep or transition pstate")
+    for pstate, speed in enumerate(speeds):
+        if host.is_computation_pstate(pstate) and speed <= 0:
+            raise InputError(f"{where}: property 'speed': computation pstate {pstate} "
+                             "has speed 0")
     return host
 
 
@@ -134,18 +172,25 @@ def _cluster_hosts(element: ET.Element, source: str) -> list[tuple[str, ET.Eleme
 
 
 def read_platform(path: str | Path) -> Platform:
-    """Load the compute hosts of a SimGrid platform file (Batsim's ``-p``)."""
+    """Load the compute hosts of a SimGrid platform file (Batsim's ``-p``).
+
+    The hosts come in resource-id order, which is Batsim's: sorted by name
+    (byte-wise), not file order. Any problem raises :class:`InputError` naming
+    the file and, where it applies, the host and the property.
+    """
     source = str(path)
     try:
         root = ET.parse(path).getroot()
     except FileNotFoundError:
         raise InputError(f"{source}: platform file not found") from None
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read platform file: {exc.strerror or exc}") from None
     except ET.ParseError as exc:
         raise InputError(f"{source}: malformed XML: {exc}") from None
     if root.tag != "platform":
         raise InputError(f"{source}: root element is <{root.tag}>, expected <platform>")
 
-    hosts: list[Host] = []
+    compute: dict[str, ET.Element] = {}
     seen: set[str] = set()
 
     def visit(element: ET.Element) -> None:
@@ -167,9 +212,16 @@ def read_platform(path: str | Path) -> Platform:
                         for p in element_of_host.findall("prop")}.get("role", "")
                 if name == MASTER_HOST or role in ("master", "storage"):
                     continue
-                hosts.append(_host(element_of_host, name, {}, source, len(hosts)))
+                compute[name] = element_of_host
 
     visit(root)
-    if not hosts:
+    if not compute:
         raise InputError(f"{source}: no compute host (only '{MASTER_HOST}' or none at all)")
-    return Platform(source=source, hosts=tuple(hosts))
+    hosts = tuple(_host(compute[name], name, {}, source, resource_id)
+                  for resource_id, name in enumerate(sorted(compute, key=batsim_order_key)))
+    return Platform(source=source, hosts=hosts)
+
+
+def batsim_order_key(name: str) -> bytes:
+    """Sort key giving Batsim's resource order of host names (byte-wise, as C++ strings)."""
+    return name.encode("utf-8")
