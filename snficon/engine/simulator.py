@@ -475,7 +475,8 @@ class BatsimEngine:
             return
         virtual_of = {}
         for node in moving.tolist():
-            sleep_state = hosts[node].sleep_state(target if to_sleep else int(machines.pstate[node]))
+            resting = target if to_sleep else int(machines.pstate[node])
+            sleep_state = hosts[node].sleep_state(resting)
             virtual_of[node] = sleep_state.switch_off if to_sleep else sleep_state.switch_on
         for virtual in sorted(set(virtual_of.values())):
             same = np.array([node for node, v in virtual_of.items() if v == virtual])

@@ -1,0 +1,77 @@
+"""``snficon run``: one simulation on the embedded engine, with a short summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
+from snficon.errors import InputError
+from snficon.registry import POLICIES
+
+
+def parse_settings(items: list[str]) -> dict[str, Any]:
+    """Turn ``name=value`` strings into scheduler options (values read as JSON when they parse)."""
+    options: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name:
+            raise InputError(f"--set {item!r}: expected name=value")
+        try:
+            options[name] = json.loads(text)
+        except json.JSONDecodeError:
+            options[name] = text
+    return options
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "run", help="simulate one platform and workload under one policy",
+        description="Simulate on the embedded Batsim-compatible engine and write Batsim's "
+                    "output files (OUTDIR/out_jobs.csv, ...).")
+    parser.add_argument("--platform", required=True, help="SimGrid/Batsim platform XML")
+    parser.add_argument("--workload", required=True, action="append",
+                        help="Batsim JSON workload (repeatable)")
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--policy", default="fcfs", choices=sorted(POLICIES),
+                     help="scheduling policy (default: %(default)s)")
+    who.add_argument("--scheduler", metavar="FILE.py",
+                     help="any pybatsim scheduler file instead of a policy")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="scheduler option (repeatable), as pybatsim's -o JSON keys")
+    parser.add_argument("-o", "--output", default="out/run", help="output folder")
+    parser.add_argument("--engine", choices=("inprocess", "zmq"), default="inprocess",
+                        help="inprocess (fast) or zmq (a pybatsim process over loopback)")
+    parser.add_argument("--no-energy", action="store_true", help="run without Batsim's -E")
+    parser.add_argument("--transcript", action="store_true",
+                        help="also write every protocol message (out_transcript.jsonl)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    scheduler = args.scheduler or args.policy
+    options = parse_settings(args.set)
+    prefix = Path(args.output) / "out"
+    simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
+    started = time.perf_counter()
+    extra = {"log_dir": Path(args.output) / "log"} if args.engine == "zmq" else {}
+    result = simulate(args.platform, args.workload, scheduler, options,
+                      energy=not args.no_energy, export_prefix=prefix,
+                      record=args.transcript, **extra)
+    wall = time.perf_counter() - started
+    schedule = result.tables.schedule
+    print(f"{scheduler} on {Path(args.platform).name} with "
+          f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
+    print(f"  jobs: {schedule['nb_jobs_finished']} finished, "
+          f"{schedule['nb_jobs_rejected']} rejected, {schedule['nb_jobs_killed']} killed")
+    print(f"  makespan: {schedule['makespan'] / 3600:.2f} h   mean wait: "
+          f"{schedule['mean_waiting_time'] / 60:.1f} min   max wait: "
+          f"{schedule['max_waiting_time'] / 3600:.2f} h")
+    if not args.no_energy:
+        print(f"  energy (first submission to last completion): "
+              f"{schedule['consumed_joules'] / 3.6e9:.3f} MWh")
+    print(f"  wall time: {wall:.2f} s   outputs: {prefix}_*.csv")
+    return 0

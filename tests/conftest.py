@@ -1,0 +1,18 @@
+"""Shared fixtures: where the read-only shared material lives (``../shared``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED = REPO_ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The shared folder beside the repository; tests needing it skip when it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is absent: conformance recordings and public data are not here")
+    return SHARED

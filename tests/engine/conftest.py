@@ -1,0 +1,30 @@
+"""Small platforms and workloads made on the fly for engine tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from snficon.platform.generate import NodeModel, render_platform, write_platform
+
+#: Power figures chosen so that every state has a distinct power (W, s).
+TEST_MODEL = NodeModel("test", busy_w=200, idle_w=100, sleep_w=10,
+                       off_s=8, off_w=50, on_s=32, on_w=150)
+
+
+@pytest.fixture
+def platform4(tmp_path: Path) -> Path:
+    """A 4-node platform with sleep and switch pstates."""
+    return write_platform(tmp_path / "p4.xml", render_platform(TEST_MODEL, 4))
+
+
+def write_workload(path: Path, jobs: list[dict], profiles: dict | None = None) -> Path:
+    """A Batsim workload whose jobs default to a 10 s delay profile ``d10``."""
+    profiles = profiles or {"d10": {"type": "delay", "delay": 10.0}}
+    for job in jobs:
+        job.setdefault("profile", "d10")
+        job.setdefault("walltime", -1)
+    path.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": profiles}))
+    return path
