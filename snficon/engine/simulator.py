@@ -37,17 +37,16 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from procset import ProcSet
 
-from snficon import __version__
 from snficon.engine.machines import Machines, MachineState
-from snficon.engine.outputs import JobRow, OutputTables
+from snficon.engine.outputs import EngineStats, JobRow, OutputTables, schedule_summary
+from snficon.engine.protocol import begins_data, job_description
 from snficon.errors import DeadlockError, ProtocolError, UnsupportedError
 from snficon.platform.model import Platform
 from snficon.workload.model import PROFILE_DELAY, JobSpec, Profile, Workload
@@ -59,12 +58,6 @@ RANK_EXECUTION = 1
 #: Batsim runs a zero-flop job in no simulated time but reports this duration.
 ZERO_JOB_DURATION_S = 1e-5
 
-BATSIM_CONFIG = {
-    "redis-enabled": False, "redis-hostname": "127.0.0.1", "redis-port": 6379,
-    "redis-prefix": "default", "profiles-forwarded-on-submission": False,
-    "dynamic-jobs-enabled": False, "dynamic-jobs-acknowledged": False,
-    "profile-reuse-enabled": False, "sched-config": "", "forward-unknown-events": False,
-}
 SUPPORTED_ANSWERS = ("EXECUTE_JOB", "REJECT_JOB", "SET_RESOURCE_STATE", "CALL_ME_LATER")
 
 
@@ -91,24 +84,6 @@ class SwitchRequest:
     alloc_text: str
     target_pstate: int
     sleeping: bool
-
-
-@dataclass
-class EngineStats:
-    """Counters that end up in ``out_schedule.csv``."""
-
-    grouped_switches: int = 0
-    machine_switches: int = 0
-    energy_first_submission: float | None = None
-    energy_last_completion: float = 0.0
-    scheduling_wall_s: float = 0.0
-    started_wall_s: float = field(default_factory=time.perf_counter)
-
-
-def _job_description(job: JobSpec, full_id: str) -> dict[str, Any]:
-    description = dict(job.raw)
-    description["id"] = full_id
-    return description
 
 
 class BatsimEngine:
@@ -147,7 +122,8 @@ class BatsimEngine:
 
     def first_message(self) -> dict[str, Any]:
         """The ``SIMULATION_BEGINS`` message (time 0)."""
-        return self._message([self._event("SIMULATION_BEGINS", self._begins_data())])
+        return self._message([self._event(
+            "SIMULATION_BEGINS", begins_data(self.platform, self._workloads, self._labels))])
 
     def answer(self, reply: Any) -> dict[str, Any] | None:
         """Apply the scheduler's answer to the last message; return the next one.
@@ -226,21 +202,6 @@ class BatsimEngine:
         self._pending.extend(farewells)
         return events
 
-    def _begins_data(self) -> dict[str, Any]:
-        resources = [
-            {"id": host.id, "name": host.name, "state": "idle",
-             "properties": {"role": "", **host.properties}, "zone_properties": {}}
-            for host in self.platform.hosts]
-        return {
-            "nb_resources": len(resources), "nb_compute_resources": len(resources),
-            "nb_storage_resources": 0, "allow_compute_sharing": False,
-            "allow_storage_sharing": True, "config": dict(BATSIM_CONFIG),
-            "compute_resources": resources, "storage_resources": [],
-            "workloads": {f"w{i}": label for i, label in enumerate(self._labels)},
-            "profiles": {f"w{i}": {name: dict(p.raw) for name, p in w.profiles.items()}
-                         for i, w in enumerate(self._workloads)},
-        }
-
     # ------------------------------------------------------------------ submissions
 
     def _schedule_submissions(self) -> None:
@@ -269,7 +230,7 @@ class BatsimEngine:
         for job in jobs:
             job.state = "SUBMITTED"
             events.append(self._event("JOB_SUBMITTED", {
-                "job_id": job.full_id, "job": _job_description(job.spec, job.full_id)}))
+                "job_id": job.full_id, "job": job_description(job.spec, job.full_id)}))
         return events
 
     def _submitter_done(self) -> list[dict[str, Any]]:
@@ -523,42 +484,6 @@ class BatsimEngine:
         self._last_energy_row = (self.now, energy)
 
     def _finalise_schedule(self) -> None:
-        rows = [row for row in self.tables.jobs if row.start is not None]
-        nb_jobs = len(self._jobs)
-        waits = [row.start - row.submission_time for row in rows]
-        turnarounds = [row.start + row.execution_time - row.submission_time for row in rows]
-        slowdowns = [t / row.execution_time for t, row in zip(turnarounds, rows, strict=True)]
-        success = sum(row.final_state == "COMPLETED_SUCCESSFULLY" for row in rows)
-        killed = sum(row.final_state in ("COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
-                     for row in rows)
-        time_in = self.machines.time_in_state
-        first = self.stats.energy_first_submission or 0.0
-        consumed = (self.stats.energy_last_completion - first) if rows else 0.0
-        self.tables.schedule = {
-            "batsim_version": f"snficon-{__version__}",
-            "consumed_joules": float(consumed) if self.energy else 0.0,
-            "makespan": float(max((r.start + r.execution_time for r in rows), default=0.0)),
-            "max_slowdown": float(max(slowdowns, default=0.0)),
-            "max_turnaround_time": float(max(turnarounds, default=0.0)),
-            "max_waiting_time": float(max(waits, default=0.0)),
-            "mean_slowdown": float(sum(slowdowns) / nb_jobs) if nb_jobs else 0.0,
-            "mean_turnaround_time": float(sum(turnarounds) / nb_jobs) if nb_jobs else 0.0,
-            "mean_waiting_time": float(sum(waits) / nb_jobs) if nb_jobs else 0.0,
-            "nb_computing_machines": self.platform.nb_nodes,
-            "nb_grouped_switches": self.stats.grouped_switches,
-            "nb_jobs": nb_jobs,
-            "nb_jobs_finished": len(rows),
-            "nb_jobs_killed": killed,
-            "nb_jobs_rejected": sum(row.start is None for row in self.tables.jobs),
-            "nb_jobs_success": success,
-            "nb_machine_switches": self.stats.machine_switches,
-            "scheduling_time": float(self.stats.scheduling_wall_s),
-            "simulation_time": float(time.perf_counter() - self.stats.started_wall_s),
-            "success_rate": float(success / nb_jobs) if nb_jobs else 0.0,
-            "time_computing": float(time_in[MachineState.COMPUTING]),
-            "time_idle": float(time_in[MachineState.IDLE]),
-            "time_sleeping": float(time_in[MachineState.SLEEPING]),
-            "time_switching_off": float(time_in[MachineState.SWITCHING_OFF]),
-            "time_switching_on": float(time_in[MachineState.SWITCHING_ON]),
-            "time_unavailable": 0.0,
-        }
+        self.tables.schedule = schedule_summary(
+            self.tables.jobs, nb_jobs=len(self._jobs), nb_machines=self.platform.nb_nodes,
+            time_in_state=self.machines.time_in_state, stats=self.stats, energy=self.energy)

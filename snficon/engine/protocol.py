@@ -1,0 +1,45 @@
+"""Payloads of Batsim 4 protocol events that carry more than a few fields."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from snficon.platform.model import Platform
+from snficon.workload.model import JobSpec, Workload
+
+#: The ``config`` map of ``SIMULATION_BEGINS`` as Batsim 4.2 sends it by default.
+BATSIM_CONFIG: dict[str, Any] = {
+    "redis-enabled": False, "redis-hostname": "127.0.0.1", "redis-port": 6379,
+    "redis-prefix": "default", "profiles-forwarded-on-submission": False,
+    "dynamic-jobs-enabled": False, "dynamic-jobs-acknowledged": False,
+    "profile-reuse-enabled": False, "sched-config": "", "forward-unknown-events": False,
+}
+
+
+def begins_data(platform: Platform, workloads: Sequence[Workload],
+                labels: Sequence[str]) -> dict[str, Any]:
+    """The data of ``SIMULATION_BEGINS``: resources, workloads ``w0, w1...`` and their profiles.
+
+    Each compute resource carries its host properties plus Batsim's ``role``.
+    """
+    resources = [
+        {"id": host.id, "name": host.name, "state": "idle",
+         "properties": {"role": "", **host.properties}, "zone_properties": {}}
+        for host in platform.hosts]
+    return {
+        "nb_resources": len(resources), "nb_compute_resources": len(resources),
+        "nb_storage_resources": 0, "allow_compute_sharing": False,
+        "allow_storage_sharing": True, "config": dict(BATSIM_CONFIG),
+        "compute_resources": resources, "storage_resources": [],
+        "workloads": {f"w{i}": label for i, label in enumerate(labels)},
+        "profiles": {f"w{i}": {name: dict(p.raw) for name, p in w.profiles.items()}
+                     for i, w in enumerate(workloads)},
+    }
+
+
+def job_description(job: JobSpec, full_id: str) -> dict[str, Any]:
+    """The job object of ``JOB_SUBMITTED``: the file's JSON, extra fields kept, id prefixed."""
+    description = dict(job.raw)
+    description["id"] = full_id
+    return description
