@@ -1,0 +1,175 @@
+"""Properties of a finished run, checked from its output files against a :class:`Replay`.
+
+Each ``check_*`` function raises :class:`~.replay.ReplayError` (an
+``AssertionError``) naming the first row that breaks its property.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import math
+from collections import Counter
+from pathlib import Path
+
+from procset import ProcSet
+
+from .cases import Case
+from .replay import JobTrace, Replay, require
+
+ZERO_JOB_REPORTED_S = 1e-5  # Batsim reports a zero-flop job as lasting 1e-5 s
+PRINTED_TIME_TOL = 1e-6  # %f prints six decimals
+ENERGY_REL_TOL = 1e-6
+ENERGY_ABS_TOL = 1e-5
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def read_outputs(prefix: Path) -> dict[str, list[dict[str, str]]]:
+    """The rows of each Batsim output file written under ``prefix``."""
+    names = ("jobs", "machine_states", "consumed_energy", "schedule", "pstate_changes")
+    return {name: read_csv(Path(f"{prefix}_{name}.csv")) for name in names}
+
+
+def close(a: float, b: float, tol: float = PRINTED_TIME_TOL) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=tol)
+
+
+def expected_run(case: Case, trace: JobTrace) -> tuple[float, str]:
+    """(simulated duration, final state) the job must have: walltime kills included."""
+    runtime = case.runtime(trace.job)
+    walltime = float(trace.job["walltime"])
+    if walltime > 0 and runtime > walltime:
+        return walltime, "COMPLETED_WALLTIME_REACHED"
+    return runtime, "COMPLETED_SUCCESSFULLY"
+
+
+# ---------------------------------------------------------------------- jobs
+
+def check_jobs_accounted(case: Case, replay: Replay, rows: list[dict[str, str]]) -> None:
+    """Every job once in ``out_jobs.csv``, finished once or rejected (and only if oversized)."""
+    seen = Counter(row["job_id"] for row in rows)
+    expected = Counter(str(job["id"]) for job in case.jobs)
+    require(seen == expected, f"out_jobs.csv ids {sorted(seen.items())} != workload ids")
+    for row in rows:
+        trace = replay.jobs[f"w0!{row['job_id']}"]
+        oversized = int(trace.job["res"]) > case.nb_nodes
+        require(trace.submitted is not None, f"job {row['job_id']} never submitted")
+        if row["final_state"] == "REJECTED":
+            require(trace.rejected and trace.completions == 0 and trace.started is None,
+                    f"job {row['job_id']}: REJECTED in out_jobs.csv but not in the transcript")
+        else:
+            require(not trace.rejected and trace.completions == 1,
+                    f"job {row['job_id']}: {trace.completions} JOB_COMPLETED, "
+                    f"rejected={trace.rejected}")
+            require(row["final_state"] == trace.final_state,
+                    f"job {row['job_id']}: {row['final_state']} != {trace.final_state}")
+        require(trace.rejected == oversized,
+                f"job {row['job_id']} (res {trace.job['res']}, {case.nb_nodes} nodes): "
+                f"rejected={trace.rejected}")
+
+
+def check_job_times(case: Case, replay: Replay, rows: list[dict[str, str]]) -> None:
+    """Starts after submission; durations, walltime kills, allocation and energy per job."""
+    for row in rows:
+        if row["final_state"] == "REJECTED":
+            continue
+        trace = replay.jobs[f"w0!{row['job_id']}"]
+        assert trace.started is not None and trace.ended is not None
+        where = f"job {row['job_id']}"
+        start = float(row["starting_time"])
+        require(start >= float(row["submission_time"]) - PRINTED_TIME_TOL,
+                f"{where} starts at {start} before its submission {row['submission_time']}")
+        require(close(start, trace.started), f"{where}: start {start} != {trace.started}")
+        duration, state = expected_run(case, trace)
+        require(row["final_state"] == state, f"{where}: {row['final_state']}, expected {state}")
+        require(math.isclose(trace.ended, trace.started + duration, rel_tol=1e-12, abs_tol=1e-9),
+                f"{where}: completed at {trace.ended}, expected {trace.started + duration}")
+        reported = duration if duration > 0 else ZERO_JOB_REPORTED_S
+        require(close(float(row["execution_time"]), reported),
+                f"{where}: execution_time {row['execution_time']} != {reported}")
+        require(close(float(row["finish_time"]), trace.started + reported),
+                f"{where}: finish_time {row['finish_time']} != {trace.started + reported}")
+        require(row["allocated_resources"] == trace.alloc,
+                f"{where}: allocation {row['allocated_resources']} != {trace.alloc}")
+        energy = replay.job_energy(trace)
+        require(math.isclose(float(row["consumed_energy"]), energy, rel_tol=ENERGY_REL_TOL,
+                             abs_tol=ENERGY_ABS_TOL),
+                f"{where}: consumed_energy {row['consumed_energy']} != {energy}")
+
+
+def check_no_node_overlap(case: Case, rows: list[dict[str, str]]) -> None:
+    """No node runs two jobs at once (a zero-flop job occupies its nodes for no time)."""
+    jobs = {str(job["id"]): job for job in case.jobs}
+    spans: dict[int, list[tuple[float, float, str]]] = {}
+    for row in rows:
+        if row["final_state"] == "REJECTED":
+            continue
+        start = float(row["starting_time"])
+        zero = case.runtime(jobs[row["job_id"]]) == 0
+        end = start if zero else float(row["finish_time"])
+        for node in ProcSet.from_str(row["allocated_resources"]):
+            spans.setdefault(node, []).append((start, end, row["job_id"]))
+    for node, items in spans.items():
+        items.sort()
+        for (_, end, first), (start, _, second) in zip(items, items[1:], strict=False):
+            require(start >= end - PRINTED_TIME_TOL,
+                    f"node {node} runs jobs {first} (until {end}) and {second} (from {start})")
+
+
+# ---------------------------------------------------------------------- energy and states
+
+def _candidate_times(replay: Replay, printed: float) -> list[float]:
+    """The replayed change times a ``%f``-printed time may stand for."""
+    times = sorted(set(replay.change_times))
+    low = bisect.bisect_left(times, printed - 2 * PRINTED_TIME_TOL)
+    high = bisect.bisect_right(times, printed + 2 * PRINTED_TIME_TOL)
+    near = [t for t in times[low:high] if close(t, printed)]
+    require(bool(near), f"no state change near t={printed}")
+    return near
+
+
+def check_energy(replay: Replay, rows: list[dict[str, str]]) -> None:
+    """Every ``out_consumed_energy.csv`` row (the last one: the total) matches the models."""
+    require(bool(rows), "out_consumed_energy.csv has no row")
+    for line, row in enumerate(rows, start=2):
+        energy = float(row["energy"])
+        expected = [replay.energy_until(t) for t in _candidate_times(replay, float(row["time"]))]
+        require(any(math.isclose(energy, e, rel_tol=ENERGY_REL_TOL, abs_tol=ENERGY_ABS_TOL)
+                    for e in expected),
+                f"out_consumed_energy.csv line {line} (t={row['time']}): energy {energy} "
+                f"!= {expected} computed from the transcript")
+
+
+def check_machine_states(case: Case, replay: Replay, rows: list[dict[str, str]]) -> None:
+    """Counts sum to the number of nodes; the last row of each time matches the replay."""
+    columns = ("nb_sleeping", "nb_switching_on", "nb_switching_off", "nb_idle", "nb_computing")
+    latest: dict[str, float] = {}
+    for when in replay.change_times:
+        key = f"{when:g}"
+        latest[key] = max(latest.get(key, when), when)
+    last_row: dict[str, tuple[int, ...]] = {}
+    for line, row in enumerate(rows, start=2):
+        counts = tuple(int(row[c]) for c in columns)
+        require(sum(counts) == case.nb_nodes,
+                f"out_machine_states.csv line {line}: counts {counts} do not sum to "
+                f"{case.nb_nodes}")
+        require(row["time"] in latest, f"out_machine_states.csv line {line}: nothing changed "
+                                       f"at t={row['time']}")
+        last_row[row["time"]] = counts
+    for printed, counts in last_row.items():
+        expected = replay.counts_at(latest[printed])
+        require(counts == expected, f"out_machine_states.csv at t={printed}: {counts} != "
+                                    f"{expected} replayed from the transcript")
+
+
+def check_all(case: Case, replay: Replay, outputs: dict[str, list[dict[str, str]]]) -> None:
+    """Every output-file property of one run."""
+    check_jobs_accounted(case, replay, outputs["jobs"])
+    check_job_times(case, replay, outputs["jobs"])
+    check_no_node_overlap(case, outputs["jobs"])
+    check_energy(replay, outputs["consumed_energy"])
+    check_machine_states(case, replay, outputs["machine_states"])

@@ -1,0 +1,48 @@
+"""Property tests of the embedded engine under a random, protocol-abiding scheduler.
+
+Random small platforms (1-8 nodes, random wattages and transition times,
+possibly heterogeneous) and workloads (1-30 jobs, delay and
+parallel_homogeneous profiles, zero-flop jobs, simultaneous submissions,
+oversized jobs, walltimes shorter than the runtime) are run in-process with
+``Randomsched``; the properties are checked from the output files and the
+transcript only, never from the engine's internals.
+
+Within one platform every node group shares the same transition durations
+(wattages differ): the engine times a multi-machine ``SET_RESOURCE_STATE`` as
+one block, while Batsim switches each machine after its own 1/speed. That
+discrepancy is pinned by the strict xfail
+``test_harness.py::test_mixed_transition_durations_are_timed_per_node``; once
+the engine is fixed, set :data:`MIXED_DURATIONS` to True.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+
+from .cases import PROPERTY_SETTINGS, Case, cases, run_case
+from .checks import check_all, read_outputs
+from .replay import Replay
+
+#: Let nodes of one platform have different switch durations (see the module docstring).
+MIXED_DURATIONS = False
+
+
+def _run_and_check(case: Case) -> Replay:
+    with tempfile.TemporaryDirectory(prefix="snficon-prop-") as folder:
+        result = run_case(case, Path(folder))
+        assert result.engine.finished, "the run did not reach SIMULATION_ENDS"
+        assert result.transcript is not None
+        replay = Replay(case, result.transcript.entries)
+        assert replay.end_time is not None, "no SIMULATION_ENDS in the transcript"
+        check_all(case, replay, read_outputs(Path(folder) / "out"))
+    return replay
+
+
+@settings(PROPERTY_SETTINGS, max_examples=100)
+@given(case=cases(mixed_durations=MIXED_DURATIONS))
+def test_random_schedules_keep_batsim_invariants(case: Case) -> None:
+    """Jobs, node occupancy, walltimes, energy and machine states all add up."""
+    _run_and_check(case)
