@@ -152,6 +152,7 @@ class RunFigures:
     jobs_finished: int
     peak_rss_mib: float
     engine_s: float
+    utilisation: float
     scheduler_peak_rss_mib: float | None = None
 
     @property
@@ -165,6 +166,14 @@ class RunFigures:
 
 def _peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
     return resource.getrusage(who).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def _run_outcome(engine: BatsimEngine) -> tuple[int, float]:
+    """Jobs finished and the share of node-time spent computing until the makespan."""
+    schedule = engine.outputs().schedule
+    node_time = engine.platform.nb_nodes * float(schedule["makespan"])  # type: ignore[arg-type]
+    busy = float(schedule["time_computing"]) / node_time if node_time else 0.0  # type: ignore[arg-type]
+    return int(schedule["nb_jobs_finished"]), busy  # type: ignore[call-overload]
 
 
 def run_inprocess(platform: Path, workload: Path, scheduler_name: str,
@@ -186,9 +195,9 @@ def run_inprocess(platform: Path, workload: Path, scheduler_name: str,
     wall = time.perf_counter() - started
     if profiler:
         print_profile(profiler)
-    finished = int(engine.outputs().schedule["nb_jobs_finished"])
+    finished, utilisation = _run_outcome(engine)
     return RunFigures("inprocess", setup, wall, counts.messages, counts.events, finished,
-                      _peak_rss_mib(), counts.engine_s)
+                      _peak_rss_mib(), counts.engine_s, utilisation)
 
 
 def run_zmq(platform: Path, workload: Path, scheduler_name: str, log_dir: Path) -> RunFigures:
@@ -212,9 +221,10 @@ def run_zmq(platform: Path, workload: Path, scheduler_name: str, log_dir: Path) 
         finally:
             wall = time.perf_counter() - started
             process.wait(timeout=60)
-    finished = int(engine.outputs().schedule["nb_jobs_finished"])
+    finished, utilisation = _run_outcome(engine)
     return RunFigures("zmq", setup, wall, counts.messages, counts.events, finished,
-                      _peak_rss_mib(), counts.engine_s, _peak_rss_mib(resource.RUSAGE_CHILDREN))
+                      _peak_rss_mib(), counts.engine_s, utilisation,
+                      _peak_rss_mib(resource.RUSAGE_CHILDREN))
 
 
 # ---------------------------------------------------------------------- reports
@@ -260,8 +270,8 @@ def print_figures(figures: RunFigures) -> None:
     print(f"{figures.mode:<10} setup {figures.setup_s:6.2f} s  wall {figures.wall_s:7.2f} s  "
           f"messages {figures.messages:>7}  events {figures.events:>7}  "
           f"{figures.events_per_s:>9,.0f} events/s  {figures.messages_per_s:>8,.0f} msg/s  "
-          f"peak RSS {figures.peak_rss_mib:.0f} MiB  jobs finished {figures.jobs_finished}"
-          f"{extra}")
+          f"peak RSS {figures.peak_rss_mib:.0f} MiB  jobs finished {figures.jobs_finished}  "
+          f"utilisation {100 * figures.utilisation:.0f} %{extra}")
     print(f"{'':<10} inside the engine (first_message/answer): {figures.engine_s:.2f} s = "
           f"{100 * figures.engine_s / figures.wall_s:.0f} % of the wall time, "
           f"{figures.events / figures.engine_s:,.0f} events/s engine-only")
