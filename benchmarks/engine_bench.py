@@ -170,10 +170,10 @@ def _peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
 
 def _run_outcome(engine: BatsimEngine) -> tuple[int, float]:
     """Jobs finished and the share of node-time spent computing until the makespan."""
-    schedule = engine.outputs().schedule
-    node_time = engine.platform.nb_nodes * float(schedule["makespan"])  # type: ignore[arg-type]
-    busy = float(schedule["time_computing"]) / node_time if node_time else 0.0  # type: ignore[arg-type]
-    return int(schedule["nb_jobs_finished"]), busy  # type: ignore[call-overload]
+    schedule: dict[str, Any] = engine.outputs().schedule
+    node_time = engine.platform.nb_nodes * float(schedule["makespan"])
+    busy = float(schedule["time_computing"]) / node_time if node_time else 0.0
+    return int(schedule["nb_jobs_finished"]), busy
 
 
 def run_inprocess(platform: Path, workload: Path, scheduler_name: str,
