@@ -35,6 +35,16 @@ class Machines:
     def __init__(self, platform: Platform) -> None:
         self.platform = platform
         n = platform.nb_nodes
+        width = max(len(h.pstates) for h in platform.hosts)
+        #: Per node and pstate: idle and full-load wattage (W), speed (flop/s).
+        self.watt_idle = np.zeros((n, width))
+        self.watt_busy = np.zeros((n, width))
+        self.speed = np.ones((n, width))
+        for host in platform.hosts:
+            for index, pstate in enumerate(host.pstates):
+                self.watt_idle[host.id, index] = pstate.watt_idle
+                self.watt_busy[host.id, index] = pstate.watt_busy
+                self.speed[host.id, index] = pstate.speed_flops
         self.state = np.full(n, MachineState.IDLE, dtype=np.int8)
         self.pstate = np.array([h.initial_pstate for h in platform.hosts], dtype=np.int64)
         self.since = np.zeros(n)
@@ -62,23 +72,32 @@ class Machines:
     def set_power(self, now: float, nodes: np.ndarray, power_w: np.ndarray | float) -> None:
         """Change the power drawn by ``nodes`` from ``now`` on."""
         self._advance_energy(now)
-        new = np.broadcast_to(np.asarray(power_w, dtype=float), nodes.shape)
+        new = power_w if isinstance(power_w, np.ndarray) and power_w.shape == nodes.shape \
+            else np.broadcast_to(np.asarray(power_w, dtype=float), nodes.shape)
         self._power_total_w += float(new.sum() - self.power_w[nodes].sum())
         self.power_w[nodes] = new
 
+    def idle_power(self, nodes: np.ndarray) -> np.ndarray:
+        """Idle wattage of ``nodes`` in their current pstate (W)."""
+        return self.watt_idle[nodes, self.pstate[nodes]]
+
+    def busy_power(self, nodes: np.ndarray) -> np.ndarray:
+        """Full-load wattage of ``nodes`` in their current pstate (W)."""
+        return self.watt_busy[nodes, self.pstate[nodes]]
+
     def set_pstate(self, nodes: np.ndarray, pstate: int) -> None:
         """Record the pstate of ``nodes`` (its idle wattage enters ``wattmin``)."""
-        hosts = self.platform.hosts
-        old = sum(hosts[i].pstates[self.pstate[i]].watt_idle for i in nodes)
-        new = sum(hosts[i].pstates[pstate].watt_idle for i in nodes)
-        self._wattmin_w += new - old
+        old = self.watt_idle[nodes, self.pstate[nodes]].sum()
+        new = self.watt_idle[nodes, pstate].sum()
+        self._wattmin_w += float(new - old)
         self.pstate[nodes] = pstate
 
     def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
         """Move ``nodes`` to ``state``; time spent in the state they leave is accounted."""
         old = self.state[nodes]
-        np.add.at(self.time_in_state, old, now - self.since[nodes])
-        np.subtract.at(self.counts, old, 1)
+        self.time_in_state += np.bincount(old, weights=now - self.since[nodes],
+                                          minlength=len(MachineState))
+        self.counts -= np.bincount(old, minlength=len(MachineState))
         self.counts[state] += len(nodes)
         self.state[nodes] = state
         self.since[nodes] = now

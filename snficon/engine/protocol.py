@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from snficon.platform.model import Platform
 from snficon.workload.model import JobSpec, Workload
 
@@ -43,3 +45,33 @@ def job_description(job: JobSpec, full_id: str) -> dict[str, Any]:
     description = dict(job.raw)
     description["id"] = full_id
     return description
+
+
+def parse_resources(text: str) -> np.ndarray:
+    """Machine ids of a Batsim resource set (``"0-3 7 9-10"``), sorted and unique.
+
+    Raises ValueError on anything else (an empty set included).
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"not a string: {text!r}")
+    parts = []
+    for token in text.split():
+        low, sep, high = token.partition("-")
+        first = int(low)
+        last = int(high) if sep else first
+        if first < 0 or last < first:
+            raise ValueError(f"bad interval {token!r}")
+        parts.append(np.arange(first, last + 1, dtype=np.int64))
+    if not parts:
+        raise ValueError("empty resource set")
+    return np.unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+
+
+def format_resources(nodes: np.ndarray) -> str:
+    """Batsim's text for sorted unique machine ids: intervals joined by spaces (``"0-3 7"``)."""
+    if len(nodes) == 1:
+        return str(int(nodes[0]))
+    breaks = np.flatnonzero(np.diff(nodes) != 1)
+    starts = np.concatenate(([nodes[0]], nodes[breaks + 1])).tolist()
+    ends = np.concatenate((nodes[breaks], [nodes[-1]])).tolist()
+    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(starts, ends, strict=True))

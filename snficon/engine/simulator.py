@@ -42,11 +42,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from procset import ProcSet
 
 from snficon.engine.machines import Machines, MachineState
 from snficon.engine.outputs import EngineStats, JobRow, OutputTables, schedule_summary
-from snficon.engine.protocol import begins_data, job_description
+from snficon.engine.protocol import (
+    begins_data,
+    format_resources,
+    job_description,
+    parse_resources,
+)
 from snficon.errors import DeadlockError, ProtocolError, UnsupportedError
 from snficon.platform.model import Platform
 from snficon.workload.model import PROFILE_DELAY, JobSpec, Profile, Workload
@@ -78,12 +82,17 @@ class EngineJob:
 
 @dataclass
 class SwitchRequest:
-    """One ``SET_RESOURCE_STATE``: acknowledged when its last machine has switched."""
+    """One ``SET_RESOURCE_STATE``: acknowledged when its last machine has switched.
 
-    nodes: np.ndarray
+    As in Batsim (one actor per machine), each machine reaches its target
+    pstate after its own transition time; ``waiting`` counts the machines
+    still in transition.
+    """
+
     alloc_text: str
     target_pstate: int
     sleeping: bool
+    waiting: int
 
 
 class BatsimEngine:
@@ -116,7 +125,7 @@ class BatsimEngine:
         if energy:
             for pstate in sorted(set(self.machines.pstate.tolist())):
                 nodes = np.flatnonzero(self.machines.pstate == pstate)
-                self.tables.pstate_changes.append((0.0, str(ProcSet(*nodes.tolist())), pstate))
+                self.tables.pstate_changes.append((0.0, format_resources(nodes), pstate))
 
     # ------------------------------------------------------------------ driving
 
@@ -167,8 +176,10 @@ class BatsimEngine:
         if self._pending:
             events, self._pending = self._pending, []
             return self._message(events)
-        if self._heap:
-            return self._message(self._pop_due_events())
+        while self._heap:
+            events = self._pop_due_events()
+            if events:
+                return self._message(events)
         if self._unfinished == 0 and self._submitters_left == 0:
             self._ends_sent = True
             return self._message([self._event("SIMULATION_ENDS", {})])
@@ -198,7 +209,7 @@ class BatsimEngine:
             elif kind == "job_end":
                 events.append(self._end_job(*data))
             elif kind == "switch_end":
-                events.append(self._end_switch(data))
+                events.extend(self._end_switch(*data))
         self._pending.extend(farewells)
         return events
 
@@ -287,18 +298,15 @@ class BatsimEngine:
 
     def _nodes(self, where: str, text: Any, field_name: str) -> tuple[np.ndarray, str]:
         try:
-            procs = ProcSet.from_str(text)
-        except (ValueError, TypeError, AttributeError):
-            raise ProtocolError(f"{where}: '{field_name}' is not a resource set: {text!r}") \
-                from None
-        nodes = np.fromiter(procs, dtype=np.int64, count=len(procs))
-        if len(nodes) == 0:
-            raise ProtocolError(f"{where}: '{field_name}' is empty")
-        if nodes[-1] >= self.platform.nb_nodes or nodes[0] < 0:
+            nodes = parse_resources(text)
+        except ValueError as exc:
+            raise ProtocolError(f"{where}: '{field_name}' is not a resource set: {text!r} "
+                                f"({exc})") from None
+        if nodes[-1] >= self.platform.nb_nodes:
             raise ProtocolError(f"{where}: '{field_name}' names machine {int(nodes[-1])} but "
                                 f"the platform has {self.platform.nb_nodes} (0-"
                                 f"{self.platform.nb_nodes - 1})")
-        return nodes, str(procs)
+        return nodes, format_resources(nodes)
 
     def _execute(self, where: str, data: dict[str, Any]) -> None:
         job = self._job_for(where, data)
@@ -321,17 +329,15 @@ class BatsimEngine:
     def _duration(self, job: EngineJob, nodes: np.ndarray) -> float:
         if job.profile.type == PROFILE_DELAY:
             return job.profile.delay_s
-        hosts = self.platform.hosts
-        speed = min(hosts[i].pstates[self.machines.pstate[i]].speed_flops for i in nodes)
+        machines = self.machines
+        speed = float(machines.speed[nodes, machines.pstate[nodes]].min())
         return job.profile.cpu_flops / speed
 
     def _start_job(self, job: EngineJob, nodes: np.ndarray, alloc_text: str) -> None:
-        machines, hosts = self.machines, self.platform.hosts
+        machines = self.machines
         job.state, job.nodes, job.alloc_text, job.start = "RUNNING", nodes, alloc_text, self.now
         busy = job.profile.type != PROFILE_DELAY
-        power = np.array([
-            (hosts[i].pstates[machines.pstate[i]].watt_busy if busy
-             else hosts[i].pstates[machines.pstate[i]].watt_idle) for i in nodes])
+        power = machines.busy_power(nodes) if busy else machines.idle_power(nodes)
         machines.set_state(self.now, nodes, MachineState.COMPUTING)
         machines.set_power(self.now, nodes, power)
         self._record_states()
@@ -351,11 +357,10 @@ class BatsimEngine:
     def _end_job(self, job: EngineJob, final: str) -> dict[str, Any]:
         nodes = job.nodes
         assert nodes is not None
-        machines, hosts = self.machines, self.platform.hosts
+        machines = self.machines
         elapsed = self.now - job.start
         machines.set_state(self.now, nodes, MachineState.IDLE)
-        machines.set_power(self.now, nodes, np.array(
-            [hosts[i].pstates[machines.pstate[i]].watt_idle for i in nodes]))
+        machines.set_power(self.now, nodes, machines.idle_power(nodes))
         job.state = final
         self._running -= 1
         self._unfinished -= 1
@@ -427,8 +432,7 @@ class BatsimEngine:
         immediate = np.setdiff1d(nodes, moving)
         if len(immediate):
             machines.set_pstate(immediate, target)
-            machines.set_power(self.now, immediate, np.array(
-                [hosts[i].pstates[target].watt_idle for i in immediate]))
+            machines.set_power(self.now, immediate, machines.watt_idle[immediate, target])
         if not len(moving):
             self.tables.pstate_changes.append((self.now, alloc_text, target))
             self._pending.append(self._event("RESOURCE_STATE_CHANGED",
@@ -442,37 +446,42 @@ class BatsimEngine:
         for virtual in sorted(set(virtual_of.values())):
             same = np.array([node for node, v in virtual_of.items() if v == virtual])
             machines.set_pstate(same, virtual)
-            machines.set_power(self.now, same, np.array(
-                [hosts[i].pstates[virtual].watt_busy for i in same]))
+            machines.set_power(self.now, same, machines.watt_busy[same, virtual])
         machines.set_state(self.now, moving, MachineState.SWITCHING_OFF if to_sleep
                            else MachineState.SWITCHING_ON)
         self.tables.pstate_changes.append((self.now, alloc_text, -2 if to_sleep else -1))
         self._record_states()
+        request = SwitchRequest(alloc_text=alloc_text, target_pstate=target,
+                                sleeping=to_sleep, waiting=len(moving))
         self._switching += 1
-        duration = max(hosts[node].transition_seconds(v) for node, v in virtual_of.items())
-        request = SwitchRequest(nodes=moving, alloc_text=alloc_text, target_pstate=target,
-                                sleeping=to_sleep)
-        self._push(self.now + duration, RANK_EXECUTION, "switch_end", request)
+        ends: dict[float, list[int]] = {}
+        for node, virtual in virtual_of.items():
+            ends.setdefault(hosts[node].transition_seconds(virtual), []).append(node)
+        for duration, group in sorted(ends.items()):
+            self._push(self.now + duration, RANK_EXECUTION, "switch_end",
+                       (request, np.array(group, dtype=np.int64)))
 
-    def _end_switch(self, request: SwitchRequest) -> dict[str, Any]:
-        machines, hosts = self.machines, self.platform.hosts
-        nodes, target = request.nodes, request.target_pstate
+    def _end_switch(self, request: SwitchRequest, nodes: np.ndarray) -> list[dict[str, Any]]:
+        """Machines ``nodes`` of ``request`` reach its target pstate."""
+        machines, target = self.machines, request.target_pstate
         machines.set_pstate(nodes, target)
-        machines.set_power(self.now, nodes, np.array(
-            [hosts[i].pstates[target].watt_idle for i in nodes]))
+        machines.set_power(self.now, nodes, machines.watt_idle[nodes, target])
         machines.set_state(self.now, nodes, MachineState.SLEEPING if request.sleeping
                            else MachineState.IDLE)
-        self.tables.pstate_changes.append((self.now, request.alloc_text, target))
         self._record_states()
         self._energy_row("p")
+        request.waiting -= len(nodes)
+        if request.waiting:
+            return []
         self._switching -= 1
-        return self._event("RESOURCE_STATE_CHANGED",
-                           {"resources": request.alloc_text, "state": str(target)})
+        self.tables.pstate_changes.append((self.now, request.alloc_text, target))
+        return [self._event("RESOURCE_STATE_CHANGED",
+                            {"resources": request.alloc_text, "state": str(target)})]
 
     # ------------------------------------------------------------------ traces
 
     def _record_states(self) -> None:
-        self.tables.machine_states.append((self.now, tuple(int(c) for c in self.machines.counts)))
+        self.tables.machine_states.append((self.now, tuple(self.machines.counts.tolist())))
 
     def _energy_row(self, kind: str) -> None:
         if not self.energy:

@@ -7,12 +7,9 @@ oversized jobs, walltimes shorter than the runtime) are run in-process with
 ``Randomsched``; the properties are checked from the output files and the
 transcript only, never from the engine's internals.
 
-Within one platform every node group shares the same transition durations
-(wattages differ): the engine times a multi-machine ``SET_RESOURCE_STATE`` as
-one block, while Batsim switches each machine after its own 1/speed. That
-discrepancy is pinned by the strict xfail
-``test_harness.py::test_mixed_transition_durations_are_timed_per_node``; once
-the engine is fixed, set :data:`MIXED_DURATIONS` to True.
+Node groups of one platform may have different transition durations: a
+multi-machine ``SET_RESOURCE_STATE`` then switches each machine after its own
+1/speed, as Batsim does.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ from .checks import check_all, read_outputs
 from .replay import Replay
 
 #: Let nodes of one platform have different switch durations (see the module docstring).
-MIXED_DURATIONS = False
+MIXED_DURATIONS = True
 
 
 def _run_and_check(case: Case) -> Replay:

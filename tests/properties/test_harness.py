@@ -1,7 +1,7 @@
 """The property-test harness itself: the random scheduler and the checks are not vacuous.
 
-Also pins a known engine discrepancy (strict xfail, see
-:func:`test_mixed_transition_durations_are_timed_per_node`).
+Also checks a request whose machines switch at different speeds
+(:func:`test_mixed_transition_durations_are_timed_per_node`).
 """
 
 from __future__ import annotations
@@ -112,13 +112,10 @@ def _mixed_request_seen(folder: Path) -> bool:
                for item in lines if item["dir"] == "sched->sim" for e in item["msg"]["events"])
 
 
-@pytest.mark.xfail(strict=True, raises=ReplayError, reason=(
-    "engine bug: a SET_RESOURCE_STATE whose machines have different transition durations "
-    "keeps every machine in the virtual pstate (power and 'switching' state) until the "
-    "slowest one ends; Batsim runs one actor per machine, so each machine reaches its "
-    "target pstate and state after its own 1/speed (only RESOURCE_STATE_CHANGED waits "
-    "for the last one)"))
 def test_mixed_transition_durations_are_timed_per_node(folder: Path) -> None:
+    """One SET_RESOURCE_STATE over machines with different transition times: as in
+    Batsim (one actor per machine, ``src/pstate.cpp``), each machine reaches its
+    target after its own 1/speed; only RESOURCE_STATE_CHANGED waits for the last."""
     case = small_case(0)
     result = run_case(case, folder)
     assert _mixed_request_seen(folder), "seed 0 no longer switches nodes 0-1 together"
