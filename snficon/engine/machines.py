@@ -95,9 +95,14 @@ class Machines:
     def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
         """Move ``nodes`` to ``state``; time spent in the state they leave is accounted."""
         old = self.state[nodes]
-        self.time_in_state += np.bincount(old, weights=now - self.since[nodes],
-                                          minlength=len(MachineState))
-        self.counts -= np.bincount(old, minlength=len(MachineState))
+        first = old[0]
+        if (old == first).all():  # the usual case: all leave the same state
+            self.time_in_state[first] += (now - self.since[nodes]).sum()
+            self.counts[first] -= len(nodes)
+        else:
+            self.time_in_state += np.bincount(old, weights=now - self.since[nodes],
+                                              minlength=len(MachineState))
+            self.counts -= np.bincount(old, minlength=len(MachineState))
         self.counts[state] += len(nodes)
         self.state[nodes] = state
         self.since[nodes] = now

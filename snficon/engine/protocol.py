@@ -47,24 +47,34 @@ def job_description(job: JobSpec, full_id: str) -> dict[str, Any]:
     return description
 
 
-def parse_resources(text: str) -> np.ndarray:
-    """Machine ids of a Batsim resource set (``"0-3 7 9-10"``), sorted and unique.
+def parse_resources(text: str) -> tuple[np.ndarray, str]:
+    """Machine ids of a Batsim resource set (``"0-3 7 9-10"``), sorted and unique, and the
+    set's canonical text (intervals in increasing order, as Batsim writes them).
 
     Raises ValueError on anything else (an empty set included).
     """
     if not isinstance(text, str):
         raise ValueError(f"not a string: {text!r}")
-    parts = []
+    intervals = []
     for token in text.split():
         low, sep, high = token.partition("-")
         first = int(low)
         last = int(high) if sep else first
         if first < 0 or last < first:
             raise ValueError(f"bad interval {token!r}")
-        parts.append(np.arange(first, last + 1, dtype=np.int64))
-    if not parts:
+        intervals.append((first, last))
+    if not intervals:
         raise ValueError("empty resource set")
-    return np.unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+    if len(intervals) == 1:
+        first, last = intervals[0]
+        nodes = np.arange(first, last + 1, dtype=np.int64)
+        return nodes, (str(first) if first == last else f"{first}-{last}")
+    canonical = all(b[0] > a[1] + 1 for a, b in zip(intervals, intervals[1:], strict=False))
+    nodes = np.concatenate([np.arange(a, b + 1, dtype=np.int64) for a, b in intervals])
+    if not canonical:
+        nodes = np.unique(nodes)
+        return nodes, format_resources(nodes)
+    return nodes, " ".join(str(a) if a == b else f"{a}-{b}" for a, b in intervals)
 
 
 def format_resources(nodes: np.ndarray) -> str:

@@ -13,13 +13,14 @@ Model of Batsim's event order (checked against the recordings of real Batsim
 sends the scheduler every event that reached it while the scheduler was busy.
 Here that becomes:
 
-* Timed happenings sit in one heap of ``(time, rank, seq, kind, data)``.
-  Everything due at the same time goes into one message, ordered by ``rank``
-  (sleeping actors first: job submissions and ``CALL_ME_LATER`` wake-ups; then
-  ended executions: jobs and switches) and then by ``seq``, the order in which
-  they were scheduled. Recording ``energy4-zero`` at t=68 shows a
-  ``REQUESTED_CALL`` before a ``RESOURCE_STATE_CHANGED`` of a switch started
-  earlier, hence the rank.
+* Timed happenings sit in one heap of ``(time, rank, seq, kind, data)``;
+  job submissions, known from the start, wait in a sorted list instead.
+  Everything due at the same time goes into one message: submissions first
+  (the submitters are the first sleeping actors), then by ``rank`` (other
+  sleepers, i.e. ``CALL_ME_LATER`` wake-ups; then ended executions: jobs and
+  switches) and by ``seq``, the order in which they were scheduled.
+  Recording ``energy4-zero`` at t=68 shows a ``REQUESTED_CALL`` before a
+  ``RESOURCE_STATE_CHANGED`` of a switch started earlier, hence the rank.
 * What a message's answer causes at the same instant (a zero-flop job that
   ends at once, a pstate change between two computation pstates) and the
   submitter's farewell after its last submission (``NOTIFY
@@ -107,6 +108,8 @@ class BatsimEngine:
         self.tables = OutputTables(energy_enabled=energy)
         self.stats = EngineStats()
         self._heap: list[tuple[float, int, int, str, Any]] = []
+        #: Submission groups (time, workload index, jobs, last of its workload), latest first.
+        self._submissions: list[tuple[float, int, list[EngineJob], bool]] = []
         self._seq = 0
         self._pending: list[dict[str, Any]] = []
         self._jobs: dict[str, EngineJob] = {}
@@ -176,7 +179,7 @@ class BatsimEngine:
         if self._pending:
             events, self._pending = self._pending, []
             return self._message(events)
-        while self._heap:
+        while self._heap or self._submissions:
             events = self._pop_due_events()
             if events:
                 return self._message(events)
@@ -193,17 +196,21 @@ class BatsimEngine:
         self._seq += 1
 
     def _pop_due_events(self) -> list[dict[str, Any]]:
-        due_time = self._heap[0][0]
+        submissions = self._submissions
+        due_time = min(self._heap[0][0] if self._heap else math.inf,
+                       submissions[-1][0] if submissions else math.inf)
         self.now = due_time
         events: list[dict[str, Any]] = []
         farewells: list[dict[str, Any]] = []
+        # Submitters were the first sleepers to be scheduled: they come first.
+        while submissions and submissions[-1][0] == due_time:
+            _, _, jobs, last = submissions.pop()
+            events.extend(self._submit(jobs))
+            if last:
+                farewells.extend(self._submitter_done())
         while self._heap and self._heap[0][0] == due_time:
             _, _, _, kind, data = heapq.heappop(self._heap)
-            if kind == "submit":
-                events.extend(self._submit(*data))
-                if data[1]:
-                    farewells.extend(self._submitter_done())
-            elif kind == "call":
+            if kind == "call":
                 self._calls -= 1
                 events.append(self._event("REQUESTED_CALL", {}))
             elif kind == "job_end":
@@ -230,11 +237,13 @@ class BatsimEngine:
             if not groups:
                 self._pending.extend(self._submitter_done())
             times = sorted(groups)
-            for position, when in enumerate(times):
-                self._push(when, RANK_SLEEPER, "submit",
-                           (groups[when], position == len(times) - 1))
+            self._submissions.extend(
+                (when, index, groups[when], position == len(times) - 1)
+                for position, when in enumerate(times))
+        # Latest last, so that the next one pops from the end.
+        self._submissions.sort(key=lambda item: (item[0], item[1]), reverse=True)
 
-    def _submit(self, jobs: list[EngineJob], _last: bool) -> list[dict[str, Any]]:
+    def _submit(self, jobs: list[EngineJob]) -> list[dict[str, Any]]:
         if self.stats.energy_first_submission is None:
             self.stats.energy_first_submission = self.machines.energy_at(self.now)
         events = []
@@ -298,7 +307,7 @@ class BatsimEngine:
 
     def _nodes(self, where: str, text: Any, field_name: str) -> tuple[np.ndarray, str]:
         try:
-            nodes = parse_resources(text)
+            nodes, canonical = parse_resources(text)
         except ValueError as exc:
             raise ProtocolError(f"{where}: '{field_name}' is not a resource set: {text!r} "
                                 f"({exc})") from None
@@ -306,7 +315,7 @@ class BatsimEngine:
             raise ProtocolError(f"{where}: '{field_name}' names machine {int(nodes[-1])} but "
                                 f"the platform has {self.platform.nb_nodes} (0-"
                                 f"{self.platform.nb_nodes - 1})")
-        return nodes, format_resources(nodes)
+        return nodes, canonical
 
     def _execute(self, where: str, data: dict[str, Any]) -> None:
         job = self._job_for(where, data)
@@ -352,7 +361,7 @@ class BatsimEngine:
         if duration == 0:
             self._pending.append(self._end_job(job, final))
         else:
-            self._push(self.now + duration, RANK_EXECUTION, "job_end", (job, final))
+            self._push(self.now + float(duration), RANK_EXECUTION, "job_end", (job, final))
 
     def _end_job(self, job: EngineJob, final: str) -> dict[str, Any]:
         nodes = job.nodes
@@ -458,7 +467,7 @@ class BatsimEngine:
         for node, virtual in virtual_of.items():
             ends.setdefault(hosts[node].transition_seconds(virtual), []).append(node)
         for duration, group in sorted(ends.items()):
-            self._push(self.now + duration, RANK_EXECUTION, "switch_end",
+            self._push(self.now + float(duration), RANK_EXECUTION, "switch_end",
                        (request, np.array(group, dtype=np.int64)))
 
     def _end_switch(self, request: SwitchRequest, nodes: np.ndarray) -> list[dict[str, Any]]:
