@@ -18,7 +18,12 @@ from snficon.errors import InputError
 #: Policy name -> "module:Class" of its pybatsim scheduler.
 POLICIES: dict[str, str] = {
     "fcfs": "snficon.policies.simple_fcfs:SimpleFcfs",
+    "snfIpm": "snficon.adapter.baselines:SnfIpmScheduler",
+    "fcfsbIpm": "snficon.adapter.baselines:FcfsbIpmScheduler",
 }
+
+#: Policies that read the platform file (passed to them as the ``platform`` option).
+NEEDS_PLATFORM = frozenset({"snfIpm", "fcfsbIpm"})
 
 #: The folder holding ``schedulers/``, the package ``pybatsim NAME`` imports.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -44,5 +49,7 @@ def load_scheduler(spec: str, options: dict[str, Any] | None = None) -> BatsimSc
     scheduler_class = getattr(importlib.import_module(module_name), class_name)
     try:
         return scheduler_class(options)
+    except InputError:
+        raise
     except ValueError as exc:
         raise InputError(f"policy {spec}: {exc}") from None

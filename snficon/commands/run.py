@@ -10,7 +10,7 @@ from typing import Any
 
 from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError
-from snficon.registry import POLICIES
+from snficon.registry import NEEDS_PLATFORM, POLICIES
 
 
 def parse_settings(items: list[str]) -> dict[str, Any]:
@@ -54,6 +54,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     scheduler = args.scheduler or args.policy
     options = parse_settings(args.set)
+    if scheduler in NEEDS_PLATFORM:
+        options.setdefault("platform", str(Path(args.platform).resolve()))
     prefix = Path(args.output) / "out"
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()

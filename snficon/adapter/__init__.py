@@ -1,0 +1,1 @@
+"""The pybatsim side: protocol hooks in, decisions of the pure core out."""

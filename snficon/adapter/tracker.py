@@ -1,0 +1,98 @@
+"""The cluster state a scheduler rebuilds from protocol events.
+
+Batsim tells a scheduler what happened (submissions, completions, finished
+switches); the tracker keeps the node arrays and the job lists that follow
+from those events and from the scheduler's own decisions, and freezes them
+into a :class:`ClusterView` for the policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from snficon.core.view import ClusterView, NodeState, NodeTable, QueuedJob, RunningJob
+from snficon.platform.model import PowerModel
+
+
+@dataclass
+class TrackedJob:
+    """A job known to the scheduler: its queue record and, once started, where and when."""
+
+    queued: QueuedJob
+    nodes: tuple[int, ...] = ()
+    start_s: float = float("nan")
+
+
+class ClusterTracker:
+    """Node and job state of the cluster as seen from the scheduler."""
+
+    def __init__(self, power: PowerModel) -> None:
+        n = len(power.p_idle_w)
+        self.power = power
+        self._e_on_j = power.e_on_j
+        self._e_off_j = power.e_off_j
+        self.state = np.full(n, NodeState.IDLE, dtype=np.int8)
+        self.idle_since = np.zeros(n)
+        self.transition_end = np.full(n, np.nan)
+        self.release_req = np.full(n, np.nan)
+        self.queue: dict[str, QueuedJob] = {}
+        self.running: dict[str, TrackedJob] = {}
+        self._arrivals = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.state)
+
+    def submit(self, job_id: str, res: int, req_time_s: float, submit_s: float) -> QueuedJob:
+        """A job arrives in the queue (its arrival rank breaks SNF ties)."""
+        job = QueuedJob(job_id=job_id, res=res, req_time_s=req_time_s, submit_s=submit_s,
+                        order=self._arrivals)
+        self._arrivals += 1
+        self.queue[job_id] = job
+        return job
+
+    def start(self, job_id: str, nodes: tuple[int, ...], now: float) -> None:
+        """The scheduler started a queued job on ``nodes``."""
+        job = self.queue.pop(job_id)
+        self.running[job_id] = TrackedJob(queued=job, nodes=nodes, start_s=now)
+        index = list(nodes)
+        self.state[index] = NodeState.COMPUTING
+        self.idle_since[index] = np.nan
+        self.release_req[index] = now + job.req_time_s
+
+    def complete(self, job_id: str, now: float) -> TrackedJob:
+        """A running job ended: its nodes are idle from ``now``."""
+        job = self.running.pop(job_id)
+        index = list(job.nodes)
+        self.state[index] = NodeState.IDLE
+        self.idle_since[index] = now
+        self.release_req[index] = np.nan
+        return job
+
+    def switching(self, nodes: list[int], on: bool, now: float) -> None:
+        """The scheduler asked ``nodes`` to switch on (or off)."""
+        self.state[nodes] = NodeState.SWITCHING_ON if on else NodeState.SWITCHING_OFF
+        duration = self.power.t_on_s if on else self.power.t_off_s
+        self.transition_end[nodes] = now + duration[nodes]
+        self.idle_since[nodes] = np.nan
+
+    def switched(self, nodes: list[int], asleep: bool, now: float) -> None:
+        """Batsim acknowledged a switch: ``nodes`` are asleep, or idle from ``now``."""
+        self.state[nodes] = NodeState.SLEEPING if asleep else NodeState.IDLE
+        self.transition_end[nodes] = np.nan
+        self.idle_since[nodes] = np.nan if asleep else now
+
+    def view(self, now: float, trigger: str) -> ClusterView:
+        """Freeze the current state for the policy."""
+        power = self.power
+        nodes = NodeTable(
+            state=self.state.copy(), idle_since_s=self.idle_since.copy(),
+            transition_end_s=self.transition_end.copy(), release_req_s=self.release_req.copy(),
+            p_idle_w=power.p_idle_w, t_on_s=power.t_on_s, t_off_s=power.t_off_s,
+            e_on_j=self._e_on_j, e_off_j=self._e_off_j)
+        running = tuple(RunningJob(job_id, job.nodes, job.start_s, job.queued.req_time_s)
+                        for job_id, job in self.running.items())
+        return ClusterView(now=now, trigger=trigger, nodes=nodes,
+                           queue=tuple(self.queue.values()), running=running)

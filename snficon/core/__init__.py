@@ -1,0 +1,1 @@
+"""The pure decision core: a view of the cluster in, decisions out (no sockets, no pybatsim)."""

@@ -1,0 +1,132 @@
+"""What a policy sees at one scheduler invocation, and what it answers.
+
+:class:`ClusterView` is a frozen snapshot built by the adapter (or a test) from
+protocol events: the time, what triggered the call, the node arrays of a
+:class:`NodeTable`, the waiting queue and the running jobs. :class:`Decisions`
+is plain data: jobs to start and where, nodes to switch on and off, times to
+be called back. The same objects flow through every run path (real Batsim,
+the embedded engine over ZeroMQ, in-process), so the paths compare field by
+field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+
+
+class NodeState(IntEnum):
+    """The paper's node partition (Definition 1): C, I, U, D, S."""
+
+    COMPUTING = 0
+    IDLE = 1
+    SWITCHING_ON = 2
+    SWITCHING_OFF = 3
+    SLEEPING = 4
+
+
+class Trigger:
+    """Why the scheduler was invoked (SPEC section 7)."""
+
+    INITIAL = "initial"
+    ARRIVAL = "arrival"
+    COMPLETION = "completion"
+    CALLBACK = "callback"
+    TRANSITION = "transition"
+
+
+@dataclass(frozen=True)
+class NodeTable:
+    """Per-node state as parallel arrays, one entry per node (index = Batsim resource id).
+
+    ``state``: :class:`NodeState` codes. ``idle_since_s``: when an idle node
+    became idle (its IPM timer started then), ``nan`` for other nodes. ``transition_end_s``:
+    when a switching node ends its transition, ``nan`` otherwise.
+    ``release_req_s``: for a computing node, its job's start + requested time
+    (``nan`` otherwise). The power model gives the per-node constants: idle
+    power ``p_idle_w``, switch-on/off durations ``t_on_s``/``t_off_s`` and
+    energies ``e_on_j``/``e_off_j``.
+    """
+
+    state: np.ndarray
+    idle_since_s: np.ndarray
+    transition_end_s: np.ndarray
+    release_req_s: np.ndarray
+    p_idle_w: np.ndarray
+    t_on_s: np.ndarray
+    t_off_s: np.ndarray
+    e_on_j: np.ndarray
+    e_off_j: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:
+            getattr(self, name).setflags(write=False)
+
+    @property
+    def size(self) -> int:
+        return len(self.state)
+
+    def in_state(self, state: NodeState) -> np.ndarray:
+        """Ids of the nodes in ``state``, ascending."""
+        return np.flatnonzero(self.state == state)
+
+
+@dataclass(frozen=True)
+class QueuedJob:
+    """A waiting job (Definition 2): id z_j, requested nodes r_j, requested time tau_j.
+
+    ``order`` is the job's rank of arrival (ids are assigned in arrival order
+    in the paper); it breaks the last ties of the SNF key (eq. 4).
+    """
+
+    job_id: str
+    res: int
+    req_time_s: float
+    submit_s: float
+    order: int
+
+
+@dataclass(frozen=True)
+class RunningJob:
+    """A computing job: its nodes, start time and requested time."""
+
+    job_id: str
+    nodes: tuple[int, ...]
+    start_s: float
+    req_time_s: float
+
+
+@dataclass(frozen=True)
+class ClusterView:
+    """The cluster at one scheduler invocation (read-only)."""
+
+    now: float
+    trigger: str
+    nodes: NodeTable
+    queue: tuple[QueuedJob, ...]
+    running: tuple[RunningJob, ...] = ()
+
+
+@dataclass(frozen=True)
+class JobStart:
+    """Start ``job_id`` now on ``nodes``."""
+
+    job_id: str
+    nodes: tuple[int, ...]
+
+
+@dataclass
+class Decisions:
+    """The answer to one invocation: starts, switch-ons, switch-offs, callbacks.
+
+    ``log`` carries the invocation's decision-log fields (SPEC section 7) that
+    the policy computed (mode, screen statistics, spare target...).
+    """
+
+    starts: list[JobStart] = field(default_factory=list)
+    switch_on: list[int] = field(default_factory=list)
+    switch_off: list[int] = field(default_factory=list)
+    call_at: list[float] = field(default_factory=list)
+    log: dict[str, object] = field(default_factory=dict)
