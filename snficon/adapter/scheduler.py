@@ -6,9 +6,10 @@ policy once and turns its :class:`Decisions` into ``EXECUTE_JOB``,
 ``SET_RESOURCE_STATE`` and ``CALL_ME_LATER`` events. One decision-log row is
 kept per invocation (SPEC section 7).
 
-Options (pybatsim ``-o`` JSON) are the policy's parameters plus ``platform``:
+Options (pybatsim ``-o`` JSON) are the policy's parameters plus ``platform``,
 the platform XML the run uses, from which the transition times and powers of
-the nodes are read (Batsim does not send pstate speeds to schedulers).
+the nodes are read (Batsim does not send pstate speeds to schedulers), and
+``decisions``, a CSV file where the decision log is written at the end.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from batsim.batsim import BatsimScheduler, Job
 from procset import ProcSet
 
 from snficon.adapter.tracker import ClusterTracker
+from snficon.analysis.decision_log import DecisionLog, DecisionRow
 from snficon.core.view import ClusterView, Decisions, Trigger
 from snficon.errors import InputError
 from snficon.platform.reader import read_platform
@@ -54,10 +56,11 @@ class PolicyScheduler(BatsimScheduler):
         options = dict(options or {})
         super().__init__(dict(options))
         self.platform_path = options.pop("platform", None)
+        self.decisions_path = options.pop("decisions", None)
         self.policy = self.make_policy(options)
         self.tracker: ClusterTracker | None = None
         self.sleep_pstate: int | None = None
-        self.decision_rows: list[dict[str, Any]] = []
+        self.decision_log = DecisionLog()
         self._triggers: set[str] = set()
         self._calls: set[float] = set()
 
@@ -109,8 +112,12 @@ class PolicyScheduler(BatsimScheduler):
         decisions = self.policy(self.tracker.view(now, trigger))
         wall_us = (time.perf_counter() - began) * 1e6
         self._apply(decisions, now)
-        self.decision_rows.append({"time": now, "trigger": trigger, **decisions.log,
-                                   "wall_us": wall_us})
+        self.decision_log.append(DecisionRow(time=now, trigger=trigger, wall_us=wall_us,
+                                             **decisions.log))
+
+    def onSimulationEnds(self) -> None:  # noqa: N802
+        if self.decisions_path is not None:
+            self.decision_log.to_csv(self.decisions_path)
 
     # ------------------------------------------------------------------ decisions
 

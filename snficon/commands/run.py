@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from snficon.analysis.metrics import metrics_from_outputs, write_metrics
 from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError
 from snficon.registry import NEEDS_PLATFORM, POLICIES
@@ -54,26 +55,28 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     scheduler = args.scheduler or args.policy
     options = parse_settings(args.set)
+    output = Path(args.output)
     if scheduler in NEEDS_PLATFORM:
         options.setdefault("platform", str(Path(args.platform).resolve()))
-    prefix = Path(args.output) / "out"
+        options.setdefault("decisions", str((output / "decisions.csv").resolve()))
+    prefix = output / "out"
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()
-    extra = {"log_dir": Path(args.output) / "log"} if args.engine == "zmq" else {}
-    result = simulate(args.platform, args.workload, scheduler, options,
-                      energy=not args.no_energy, export_prefix=prefix,
-                      record=args.transcript, **extra)
+    extra = {"log_dir": output / "log"} if args.engine == "zmq" else {}
+    simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
+             export_prefix=prefix, record=args.transcript, **extra)
     wall = time.perf_counter() - started
-    schedule = result.tables.schedule
+    metrics = metrics_from_outputs(prefix)
+    write_metrics(metrics, output / "metrics.json")
     print(f"{scheduler} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
-    print(f"  jobs: {schedule['nb_jobs_finished']} finished, "
-          f"{schedule['nb_jobs_rejected']} rejected, {schedule['nb_jobs_killed']} killed")
-    print(f"  makespan: {schedule['makespan'] / 3600:.2f} h   mean wait: "
-          f"{schedule['mean_waiting_time'] / 60:.1f} min   max wait: "
-          f"{schedule['max_waiting_time'] / 3600:.2f} h")
-    if not args.no_energy:
-        print(f"  energy (first submission to last completion): "
-              f"{schedule['consumed_joules'] / 3.6e9:.3f} MWh")
-    print(f"  wall time: {wall:.2f} s   outputs: {prefix}_*.csv")
+    print(f"  jobs: {metrics.jobs} ran, {metrics.jobs_rejected} rejected, "
+          f"{metrics.jobs_killed} killed; makespan {metrics.makespan / 3600:.2f} h")
+    print(f"  mean wait: {(metrics.mean_wait or 0) / 60:.2f} min   max wait: "
+          f"{(metrics.max_wait or 0) / 3600:.2f} h")
+    if metrics.energy_total is not None:
+        print(f"  energy to the last job end: {metrics.energy_total / 3.6e9:.3f} MWh, "
+              f"wasted {metrics.energy_wasted / 3.6e9:.3f} MWh")
+    print(f"  wall time: {wall:.2f} s   outputs: {output}/ (out_*.csv, metrics.json"
+          f"{', decisions.csv' if 'decisions' in options else ''})")
     return 0

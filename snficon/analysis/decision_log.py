@@ -1,0 +1,177 @@
+"""The decision log of SPEC section 7: one row per scheduler invocation.
+
+Every policy writes it; a column that does not apply to a policy or an
+invocation is None, an empty cell in the CSV. Rows are collected column-wise
+by :class:`DecisionLog` and written once, atomically.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import numbers
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from snficon.errors import InputError
+from snficon.fileio import atomic_write_text
+
+#: Triggers of an invocation: the simulation start, a job submission, a job
+#: completion, a requested call (``CALL_ME_LATER``) and a node's pstate change.
+TRIGGER_INITIAL = "initial"
+TRIGGER_ARRIVAL = "arrival"
+TRIGGER_COMPLETION = "completion"
+TRIGGER_CALLBACK = "callback"
+TRIGGER_TRANSITION = "transition"
+TRIGGERS = (TRIGGER_INITIAL, TRIGGER_ARRIVAL, TRIGGER_COMPLETION, TRIGGER_CALLBACK,
+            TRIGGER_TRANSITION)
+
+#: Controller modes: the paper's ICON spare target, or the IPM fallback.
+MODE_ICON = "icon"
+MODE_FALLBACK = "fallback"
+MODES = (MODE_ICON, MODE_FALLBACK)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecisionRow:
+    """One invocation: the SPEC section 7 columns, in order (s, 1/s, W, J, us).
+
+    ``arrival_*`` and ``service_*`` are the screens of the two series (sample
+    size, mean, CV, lag-1 autocorrelation, KS distance, KS limit, accepted);
+    ``lam``, ``mu``, ``pi_a``, ``horizon`` the estimates; ``target_x`` the
+    chosen spare target x* and ``target_w``/``_e``/``_j`` its W, E and J.
+    """
+
+    time: float
+    trigger: str
+    mode: str | None = None
+    spare_planning_point: bool | None = None
+    gate_open: bool | None = None
+    arrival_n: int | None = None
+    arrival_mean: float | None = None
+    arrival_cv: float | None = None
+    arrival_lag1: float | None = None
+    arrival_ks: float | None = None
+    arrival_ks_limit: float | None = None
+    arrival_accepted: bool | None = None
+    service_n: int | None = None
+    service_mean: float | None = None
+    service_cv: float | None = None
+    service_lag1: float | None = None
+    service_ks: float | None = None
+    service_ks_limit: float | None = None
+    service_accepted: bool | None = None
+    lam: float | None = None
+    mu: float | None = None
+    pi_a: float | None = None
+    horizon: float | None = None
+    target_x: int | None = None
+    target_w: float | None = None
+    target_e: float | None = None
+    target_j: float | None = None
+    starts: int
+    wakes: int
+    shutdowns: int
+    wall_us: float
+
+    def __post_init__(self) -> None:
+        if self.trigger not in TRIGGERS:
+            raise ValueError(f"trigger {self.trigger!r} is not one of {TRIGGERS}")
+        if self.mode is not None and self.mode not in MODES:
+            raise ValueError(f"mode {self.mode!r} is not one of {MODES}")
+
+
+#: The CSV header: DecisionRow's fields in SPEC section 7's order.
+COLUMNS = tuple(field.name for field in fields(DecisionRow))
+_STRINGS = frozenset({"trigger", "mode"})
+_BOOLS = frozenset({"spare_planning_point", "gate_open", "arrival_accepted",
+                    "service_accepted"})
+_INTS = frozenset({"arrival_n", "service_n", "target_x", "starts", "wakes", "shutdowns"})
+
+
+class DecisionLog:
+    """Decision rows kept as one list per column, written once with :meth:`to_csv`."""
+
+    def __init__(self) -> None:
+        self._columns: dict[str, list[object]] = {name: [] for name in COLUMNS}
+
+    def append(self, row: DecisionRow) -> None:
+        """Add one invocation's row."""
+        for name, values in self._columns.items():
+            values.append(getattr(row, name))
+
+    def __len__(self) -> int:
+        return len(self._columns["time"])
+
+    def rows(self) -> Iterator[DecisionRow]:
+        """The rows, in the order they were appended."""
+        for index in range(len(self)):
+            yield DecisionRow(**{name: values[index] for name, values in self._columns.items()})
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write the log as CSV (header = :data:`COLUMNS`, None as an empty cell), atomically."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        cells = [[_cell(value) for value in self._columns[name]] for name in COLUMNS]
+        writer.writerows(zip(*cells, strict=True))
+        return atomic_write_text(path, buffer.getvalue())
+
+
+def _cell(value: object) -> str:
+    """CSV text of a value: '' for None, True/False, repr precision for floats."""
+    if value is None:
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    return str(value)
+
+
+def read_decision_log(path: str | Path) -> list[dict[str, object]]:
+    """The rows of a decision-log CSV as dicts of typed values (None for an empty cell).
+
+    Each dict can rebuild its row: ``DecisionRow(**row)``. A missing file, a
+    wrong header or a bad cell raises :class:`~snficon.errors.InputError`.
+    """
+    try:
+        with open(path, newline="", encoding="utf-8") as stream:
+            reader = csv.reader(stream)
+            header = tuple(next(reader, ()))
+            if header != COLUMNS:
+                raise InputError(f"{path}: not a decision log, header {list(header)}")
+            return [_parse_row(path, line, cells)
+                    for line, cells in enumerate(reader, start=2)]
+    except FileNotFoundError:
+        raise InputError(f"{path}: missing decision log") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise InputError(f"{path}: cannot read: {error}") from None
+
+
+def _parse_row(path: str | Path, line: int, cells: list[str]) -> dict[str, object]:
+    if len(cells) != len(COLUMNS):
+        raise InputError(f"{path}: line {line}: {len(cells)} cells, expected {len(COLUMNS)}")
+    return {name: _parse(path, line, name, text)
+            for name, text in zip(COLUMNS, cells, strict=True)}
+
+
+def _parse(path: str | Path, line: int, name: str, text: str) -> object:
+    if text == "":
+        return None
+    if name in _STRINGS:
+        return text
+    if name in _BOOLS:
+        if text not in ("True", "False"):
+            raise InputError(f"{path}: line {line}: {name} is not True/False: {text!r}")
+        return text == "True"
+    try:
+        value = int(text) if name in _INTS else float(text)
+    except ValueError:
+        raise InputError(f"{path}: line {line}: {name} is not a number: {text!r}") from None
+    return value

@@ -1,0 +1,108 @@
+"""The SPEC section 7 decision log: columns, CSV round trip, empty cells."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from snficon.analysis.decision_log import (
+    COLUMNS,
+    TRIGGER_ARRIVAL,
+    TRIGGER_INITIAL,
+    TRIGGERS,
+    DecisionLog,
+    DecisionRow,
+    read_decision_log,
+)
+from snficon.errors import InputError
+
+#: SPEC section 7, column by column.
+SPEC_COLUMNS = (
+    "time", "trigger", "mode", "spare_planning_point", "gate_open",
+    "arrival_n", "arrival_mean", "arrival_cv", "arrival_lag1", "arrival_ks",
+    "arrival_ks_limit", "arrival_accepted",
+    "service_n", "service_mean", "service_cv", "service_lag1", "service_ks",
+    "service_ks_limit", "service_accepted",
+    "lam", "mu", "pi_a", "horizon", "target_x", "target_w", "target_e", "target_j",
+    "starts", "wakes", "shutdowns", "wall_us")
+
+
+def _rows() -> list[DecisionRow]:
+    return [
+        DecisionRow(time=0.0, trigger=TRIGGER_INITIAL, mode="fallback",
+                    starts=2, wakes=0, shutdowns=0, wall_us=41.5),
+        DecisionRow(time=1 / 3, trigger=TRIGGER_ARRIVAL, mode="icon",
+                    spare_planning_point=True, gate_open=False, arrival_n=30,
+                    arrival_mean=612.123456789, arrival_cv=0.1 + 0.2, arrival_lag1=-0.05,
+                    arrival_ks=0.07, arrival_ks_limit=0.24, arrival_accepted=True,
+                    service_n=29, service_mean=1e-7, service_cv=1.0, service_lag1=0.0,
+                    service_ks=0.3, service_ks_limit=0.25, service_accepted=False,
+                    lam=1 / 612.123456789, mu=2.5e-4, pi_a=0.7, horizon=7200.0, target_x=3,
+                    target_w=12.5, target_e=1.0e6, target_j=5.0e6 + 12.5,
+                    starts=1, wakes=2, shutdowns=1, wall_us=1234.0),
+    ]
+
+
+def test_columns_are_spec_sections_7():
+    assert COLUMNS == SPEC_COLUMNS
+    assert TRIGGERS == ("initial", "arrival", "completion", "callback", "transition")
+
+
+def test_round_trip_keeps_every_value(tmp_path: Path):
+    log = DecisionLog()
+    for row in _rows():
+        log.append(row)
+    assert len(log) == 2
+    assert list(log.rows()) == _rows()
+    path = log.to_csv(tmp_path / "log" / "decisions.csv")
+    assert [DecisionRow(**record) for record in read_decision_log(path)] == _rows()
+
+
+def test_none_is_an_empty_cell_and_header_is_spec_order(tmp_path: Path):
+    log = DecisionLog()
+    log.append(_rows()[0])
+    path = log.to_csv(tmp_path / "decisions.csv")
+    with open(path, newline="") as stream:
+        header, cells = list(csv.reader(stream))
+    assert tuple(header) == SPEC_COLUMNS
+    assert cells == ["0.0", "initial", "fallback"] + [""] * 24 + ["2", "0", "0", "41.5"]
+
+
+def test_numpy_scalars_are_written_as_plain_numbers(tmp_path: Path):
+    log = DecisionLog()
+    log.append(DecisionRow(time=np.float64(2.5), trigger="callback", mode="icon",
+                           gate_open=np.bool_(True), target_x=np.int64(4),
+                           starts=0, wakes=0, shutdowns=0, wall_us=1.0))
+    record = read_decision_log(log.to_csv(tmp_path / "d.csv"))[0]
+    assert (record["time"], record["gate_open"], record["target_x"]) == (2.5, True, 4)
+
+
+def test_empty_log_has_only_the_header(tmp_path: Path):
+    path = DecisionLog().to_csv(tmp_path / "d.csv")
+    assert path.read_text() == ",".join(SPEC_COLUMNS) + "\n"
+    assert read_decision_log(path) == []
+
+
+def test_bad_trigger_or_mode_is_refused():
+    with pytest.raises(ValueError, match="'start'"):
+        DecisionRow(time=0.0, trigger="start", mode="icon", starts=0, wakes=0, shutdowns=0,
+                    wall_us=0.0)
+    with pytest.raises(ValueError, match="'ipm'"):
+        DecisionRow(time=0.0, trigger="initial", mode="ipm", starts=0, wakes=0, shutdowns=0,
+                    wall_us=0.0)
+
+
+def test_bad_files_are_named(tmp_path: Path):
+    with pytest.raises(InputError, match="absent.csv: missing"):
+        read_decision_log(tmp_path / "absent.csv")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("time,trigger\n0,initial\n")
+    with pytest.raises(InputError, match="bad.csv: not a decision log"):
+        read_decision_log(bad)
+    cells = ["0.0", "initial", "icon", "yes"] + [""] * 23 + ["0", "0", "0", "1.0"]
+    bad.write_text(",".join(SPEC_COLUMNS) + "\n" + ",".join(cells) + "\n")
+    with pytest.raises(InputError, match="bad.csv: line 2: spare_planning_point"):
+        read_decision_log(bad)
