@@ -72,7 +72,7 @@ class Dispatch:
     def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
         idle_release = np.where(self._state == NodeState.IDLE, self.now, np.inf)
-        chosen = choose_nodes(self.nodes, idle_release, self.now, job.res, exclude)
+        chosen = choose_nodes(self.nodes, idle_release, self.now, job.res, self.now, exclude)
         if len(chosen) < job.res:
             return False
         self._state[chosen] = NodeState.COMPUTING

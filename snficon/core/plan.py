@@ -41,25 +41,46 @@ def release_map(nodes: NodeTable, now: float) -> np.ndarray:
 
 
 def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int,
-                 exclude: np.ndarray | None = None) -> np.ndarray:
+                 now: float, exclude: np.ndarray | None = None) -> np.ndarray:
     """Pick ``count`` nodes available by ``start`` (SPEC 5, PSAS node choice).
 
-    Key, lowest first: committed transition energy (E_on for a node asleep or
-    switching off) + idle power x (start - release); then the state rank
-    (idle, computing, switching on, asleep); then the longest remaining idle
-    timer (the latest ``idle_since``: every node has the same timeout); then
-    the node id. Returns the chosen ids (fewer if not enough).
+    Key, lowest first: the energy the node spends before the job starts
+    (the authors' code): its committed transition energy (what is left of a
+    switch-on; what is left of a switch-off plus E_on; E_on for a sleeping
+    node) plus, for a node that will be awake, idle power x (start -
+    release) (a sleeping node is woken just in time); then the state rank
+    (idle, computing, switching on, asleep); then the longest remaining
+    idle timer (the latest ``idle_since``: every node has the same
+    timeout); then the node id. Returns the chosen ids (fewer if not enough).
     """
     candidates = np.flatnonzero(release <= start)
     if exclude is not None and len(exclude):
         candidates = np.setdiff1d(candidates, exclude, assume_unique=True)
     state = nodes.state[candidates]
-    asleep = (state == NodeState.SLEEPING) | (state == NodeState.SWITCHING_OFF)
-    cost = np.where(asleep, nodes.e_on_j[candidates], 0.0) \
-        + nodes.p_idle_w[candidates] * (start - release[candidates])
+    cost = transition_energy(nodes, candidates, now)
+    awake = (state != NodeState.SLEEPING) & (state != NodeState.SWITCHING_OFF)
+    cost = cost + np.where(awake, nodes.p_idle_w[candidates] * (start - release[candidates]),
+                           0.0)
     recent = np.where(state == NodeState.IDLE, nodes.idle_since_s[candidates], -np.inf)
     order = np.lexsort((candidates, -recent, STATE_RANK[state], cost))
     return candidates[order[:count]]
+
+
+def transition_energy(nodes: NodeTable, ids: np.ndarray, now: float) -> np.ndarray:
+    """Transition energy still to be spent before ``ids`` can compute (J).
+
+    Switching on: the rest of the switch-on. Switching off: the rest of the
+    switch-off and a whole switch-on. Sleeping: a switch-on. Others: 0.
+    """
+    state = nodes.state[ids]
+    left = np.maximum(np.nan_to_num(nodes.transition_end_s[ids] - now), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # nodes that cannot sleep: inf/inf
+        p_on = nodes.e_on_j[ids] / nodes.t_on_s[ids]
+        p_off = nodes.e_off_j[ids] / nodes.t_off_s[ids]
+    energy = np.zeros(len(ids))
+    energy = np.where(state == NodeState.SWITCHING_ON, p_on * left, energy)
+    energy = np.where(state == NodeState.SWITCHING_OFF, p_off * left + nodes.e_on_j[ids], energy)
+    return np.where(state == NodeState.SLEEPING, nodes.e_on_j[ids], energy)
 
 
 @dataclass(frozen=True)
@@ -93,7 +114,7 @@ def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Queued
             break
         kth = np.partition(finite, job.res - 1)[job.res - 1]
         start = max(barrier, float(kth))
-        chosen = choose_nodes(nodes, release, start, job.res)
+        chosen = choose_nodes(nodes, release, start, job.res, now)
         finish = start + duration
         release[chosen] = finish
         plan.append(PlannedJob(job=job, start=start, finish=finish, nodes=chosen))
