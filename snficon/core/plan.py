@@ -129,10 +129,16 @@ def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]
 
     Nodes switching off are included: they are woken once asleep.
     """
-    wakes: dict[int, float] = {}
-    for planned in plan:
-        for node in planned.nodes.tolist():
-            if nodes.state[node] in (NodeState.SLEEPING, NodeState.SWITCHING_OFF):
-                when = planned.start - float(nodes.t_on_s[node])
-                wakes[node] = min(wakes.get(node, when), when)
-    return wakes
+    if not plan:
+        return {}
+    ids = np.concatenate([planned.nodes for planned in plan])
+    starts = np.concatenate([np.full(len(p.nodes), p.start) for p in plan])
+    state = nodes.state[ids]
+    asleep = (state == NodeState.SLEEPING) | (state == NodeState.SWITCHING_OFF)
+    if not asleep.any():
+        return {}
+    ids, starts = ids[asleep], starts[asleep]
+    earliest = np.full(nodes.size, np.inf)
+    np.minimum.at(earliest, ids, starts - nodes.t_on_s[ids])
+    woken = np.unique(ids)
+    return dict(zip(woken.tolist(), earliest[woken].tolist(), strict=True))
