@@ -24,6 +24,8 @@ from snficon.core.view import ClusterView, Decisions, JobStart, NodeState, NodeT
 from snficon.errors import InputError
 
 DEFAULT_TIMEOUT_S = 7200.0
+#: A wake time this close to now is now: (now + T_on) - T_on may land one ulp above it.
+TIME_TOLERANCE_S = 1e-6
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ def power_decisions(view: ClusterView, dispatch: Dispatch, plan: Sequence[Planne
     decisions = Decisions(starts=dispatch.starts)
     calls: set[float] = set()
     for node, when in sorted(wake_times(nodes, plan).items()):
-        if when <= now:
+        if when <= now + TIME_TOLERANCE_S:
             if nodes.state[node] == NodeState.SLEEPING:
                 decisions.switch_on.append(node)
         else:

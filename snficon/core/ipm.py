@@ -30,7 +30,7 @@ def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float
     for planned in plan:
         np.minimum.at(needed_by, planned.nodes, planned.start)
     back_at = now + nodes.t_off_s[expired] + nodes.t_on_s[expired]
-    return expired[back_at <= needed_by[expired]]
+    return expired[np.isfinite(back_at) & (back_at <= needed_by[expired])]
 
 
 def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float) -> float | None:

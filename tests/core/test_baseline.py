@@ -1,0 +1,319 @@
+"""The baselines' decisions: SNF dispatch, FCFS + EASY backfilling, PSAS wakes (SPEC 5).
+
+Figures: idle power 100 W, T_on 30 s, E_on 4500 J, T_off 10 s (``conftest``).
+The default timeout is 7200 s; a test giving another says so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snficon.core.baseline import (
+    BaselineParams,
+    decide_fcfs_easy_ipm,
+    decide_snf_ipm,
+    dispatch_fcfs_easy,
+    dispatch_snf,
+)
+from snficon.core.order import fcfs_order, snf_order
+from snficon.core.plan import release_map, sequential_plan
+from snficon.core.view import NodeState
+from snficon.errors import InputError
+
+from .conftest import (
+    computing,
+    idle,
+    job,
+    sleeping,
+    started,
+    switching_off,
+    switching_on,
+    table,
+    view,
+)
+
+DEFAULT = BaselineParams()
+
+
+def ids(jobs):
+    return [j.job_id for j in jobs]
+
+
+# ---------------------------------------------------------------------- SNF dispatch
+
+
+def test_snf_starts_in_key_order_and_stops_at_the_first_misfit():
+    """3 idle nodes (idle since 0, 10, 5). SNF order: j3 (1 node), j2 (2 nodes, 50 s),
+    j1 (2 nodes, 100 s), j0 (4 nodes). j3 takes node 1 (longest remaining timer),
+    j2 takes nodes 2 and 0; j1 does not fit -> the scan stops; j0 (larger) waits too.
+    The waiting jobs stay in SNF order."""
+    queue = [job("j0", 4, 10.0), job("j1", 2, 100.0), job("j2", 2, 50.0), job("j3", 1, 1000.0)]
+    dispatch, waiting = dispatch_snf(view([idle(0.0), idle(10.0), idle(5.0)], queue, now=20.0))
+    assert started(dispatch) == {"j3": {1}, "j2": {0, 2}}
+    assert [s.job_id for s in dispatch.starts] == ["j3", "j2"]
+    assert ids(waiting) == ["j1", "j0"]
+
+
+def test_snf_ties_go_to_the_shorter_request_then_the_earlier_arrival():
+    """2 idle nodes, three 2-node jobs: j0 asks 100 s, j1 and j2 50 s -> j1 starts."""
+    queue = [job("j0", 2, 100.0), job("j2", 2, 50.0), job("j1", 2, 50.0)]
+    dispatch, waiting = dispatch_snf(view([idle(), idle()], queue))
+    assert started(dispatch) == {"j1": {0, 1}}
+    assert ids(waiting) == ["j2", "j0"]
+
+
+def test_snf_does_not_start_on_nodes_still_switching_on():
+    """1 idle node and 1 switching on (idle at 5): the 2-node job waits, planned at 5;
+    no wake (the node is already coming), callback only for the idle timer."""
+    decisions = decide_snf_ipm(view([idle(), switching_on(5.0)], [job("j0", 2, 10.0)]), DEFAULT)
+    assert decisions.starts == [] and decisions.switch_on == []
+    assert decisions.call_at == [7200.0]
+
+
+# ---------------------------------------------------------------------- EASY
+
+
+EASY_NODES = [idle(0.0), idle(5.0), idle(8.0), computing(100.0), computing(100.0),
+              computing(300.0)]
+
+
+def test_easy_reserves_the_head_and_backfills_by_both_conditions():
+    """now 10. Head h (4 nodes) does not fit on the 3 idle nodes.
+
+    Reservation: releases [10, 10, 10, 100, 100, 300] -> planned start 100;
+    nodes ready by 100: 3 and 4 cost 0, idle ones 100 W x 90 s each, latest
+    idle first -> reserved {3, 4, 2, 1}; node 0 is outside.
+    a (1 node, ends 510 > 100): outside the reservation -> node 0.
+    b (1 node, ends 510): no idle node outside the reservation left -> waits.
+    d (1 node, ends 101 > 100): reserved nodes 1, 2 are idle but it would
+    end after the head's start -> refused.
+    c (2 nodes, ends 90 <= 100): may use reserved nodes -> {1, 2}.
+    """
+    queue = [job("h", 4, 50.0, submit=0.0, order=0), job("a", 1, 500.0, submit=1.0, order=1),
+             job("b", 1, 500.0, submit=2.0, order=2), job("d", 1, 91.0, submit=3.0, order=3),
+             job("c", 2, 80.0, submit=4.0, order=4)]
+    the_view = view(EASY_NODES, queue, now=10.0)
+    dispatch, waiting = dispatch_fcfs_easy(the_view)
+    assert started(dispatch) == {"a": {0}, "c": {1, 2}}
+    assert ids(waiting) == ["h", "b", "d"]
+    # The backfilled jobs do not delay the head: still planned at 100.
+    after = dispatch.table()
+    plan = sequential_plan(after, release_map(after, 10.0), waiting[:1], [50.0], 10.0)
+    assert plan[0].start == 100.0
+
+
+def test_easy_backfill_may_end_exactly_at_the_head_start_but_not_after():
+    """now 0: head h (2 nodes) needs node 1 (computing until 100): planned at 100 on
+    {0, 1}. x (1 node, 100 s) ends at 100, not after: starts on node 0. y (100.5 s)
+    would end after 100: refused, although node 0 is idle."""
+    nodes = [idle(0.0), computing(100.0)]
+    h = job("h", 2, 10.0, submit=0.0, order=0)
+    dispatch, _ = dispatch_fcfs_easy(view(nodes, [h, job("x", 1, 100.0, submit=1.0, order=1)]))
+    assert started(dispatch) == {"x": {0}}
+    dispatch, waiting = dispatch_fcfs_easy(
+        view(nodes, [h, job("y", 1, 100.5, submit=1.0, order=1)]))
+    assert started(dispatch) == {} and ids(waiting) == ["h", "y"]
+
+
+def test_fcfs_heads_that_fit_start_in_arrival_order():
+    """3 idle nodes, node 3 computing until 50. j0 (1 node) starts on node 0. Head j1
+    (3 nodes): releases [60, 0, 0, 50] -> planned at 50 on {3, 1, 2} (node 0 is busy
+    until 60). j2 (1 node, 1000 s) would end after 50 and no idle node is outside the
+    reservation: it waits. SNF would start j0 and j2 (the two 1-node jobs)."""
+    nodes = [idle(0.0), idle(0.0), idle(0.0), computing(50.0)]
+    queue = [job("j0", 1, 60.0, submit=0.0), job("j1", 3, 10.0, submit=1.0),
+             job("j2", 1, 1000.0, submit=2.0)]
+    dispatch, waiting = dispatch_fcfs_easy(view(nodes, queue))
+    assert started(dispatch) == {"j0": {0}}
+    assert ids(waiting) == ["j1", "j2"]
+    snf, _ = dispatch_snf(view(nodes, queue))
+    assert set(started(snf)) == {"j0", "j2"}
+
+
+def test_easy_backfills_on_a_node_the_head_waits_to_wake():
+    """Head h (2 nodes): idle node 0 and sleeping node 1 -> planned at 30 on {0, 1}.
+    x (1 node, 20 s) ends at 20 <= 30 -> backfilled on node 0. The plan of h is
+    still 30 and node 1 must wake at 30 - 30 = 0: switched on now."""
+    queue = [job("h", 2, 100.0, submit=0.0, order=0), job("x", 1, 20.0, submit=1.0, order=1)]
+    decisions = decide_fcfs_easy_ipm(view([idle(0.0), sleeping()], queue), DEFAULT)
+    assert started(decisions) == {"x": {0}}
+    assert decisions.switch_on == [1]
+    assert decisions.switch_off == [] and decisions.call_at == []
+
+
+# ---------------------------------------------------------------------- wakes
+
+
+def test_wake_time_already_reached_switches_on_now():
+    """now 0: j0 (2 nodes) with 1 idle node and 2 asleep: planned at 30 on the idle node
+    (3000 J) and sleeping node 1 (4500 J, lower id than node 2); wake at 0: switched on
+    now. Node 2 stays asleep. Callback: the idle timer of node 0, at 7200."""
+    decisions = decide_snf_ipm(view([idle(0.0), sleeping(), sleeping()], [job("j0", 2, 100.0)]),
+                               DEFAULT)
+    assert decisions.switch_on == [1]
+    assert decisions.call_at == [7200.0]
+
+
+def test_future_wake_time_is_a_callback_then_a_switch_on():
+    """Node 0 computes until 200: j0 (2 nodes) is planned at 200; sleeping node 1 wakes at
+    170 -> callback at 170. At 170 the same plan gives a wake now: switched on."""
+    nodes = [computing(200.0), sleeping()]
+    first = decide_snf_ipm(view(nodes, [job("j0", 2, 10.0)], now=0.0), DEFAULT)
+    assert (first.switch_on, first.call_at) == ([], [170.0])
+    second = decide_snf_ipm(view(nodes, [job("j0", 2, 10.0)], now=170.0), DEFAULT)
+    assert (second.switch_on, second.call_at) == ([1], [])
+
+
+def test_node_switching_off_is_not_switched_on_and_gets_a_callback():
+    """Node 1 is asleep at 5: ready at 35; j0 planned at 100 (node 0) -> wake at 70:
+    no switch-on now (it is switching off), callback at 70."""
+    decisions = decide_snf_ipm(view([computing(100.0), switching_off(5.0)],
+                                    [job("j0", 2, 10.0)]), DEFAULT)
+    assert (decisions.switch_on, decisions.call_at) == ([], [70.0])
+
+
+def test_node_reaching_sleep_now_is_woken_by_the_transition_call():
+    """now 100, node 1 switching off until 100: ready at 130, j0 planned at 130 on {0, 1},
+    wake at 100 = now but the node is not asleep yet: neither switch-on nor callback
+    for it (its RESOURCE_STATE_CHANGED calls the scheduler). Once asleep (same time,
+    next call) it is switched on."""
+    queue = [job("j0", 2, 10.0)]
+    before = decide_snf_ipm(view([idle(100.0), switching_off(100.0)], queue, now=100.0),
+                            DEFAULT)
+    assert (before.switch_on, before.call_at) == ([], [7300.0])
+    after = decide_snf_ipm(view([idle(100.0), sleeping()], queue, now=100.0), DEFAULT)
+    assert after.switch_on == [1]
+
+
+def test_wakes_take_the_earliest_planned_use_of_each_node():
+    """Eq. 16. Nodes: 0 computing until 200, 1 asleep (T_on 30), 2 computing until 500,
+    3 asleep (T_on 60). j0 (2 nodes, 10 s): ready times [200, 30, 500, 60] -> s = 60 on
+    {1, 3}, f = 70. j1 (2 nodes): s = 70 on {1, 3} again. Wakes: node 3 min(0, 10) = 0
+    -> now; node 1 min(30, 40) = 30 -> callback at 30."""
+    nodes = [computing(200.0), sleeping(), computing(500.0), sleeping(t_on=60.0)]
+    decisions = decide_snf_ipm(view(nodes, [job("j0", 2, 10.0), job("j1", 2, 10.0)]), DEFAULT)
+    assert (decisions.switch_on, decisions.call_at) == ([3], [30.0])
+
+
+def test_wake_at_now_plus_t_on_minus_t_on_is_now():
+    """now = 1489.0031088499188 (a time of the markovian run on AOBA, T_on = 1200 s): one
+    idle node and one asleep; j0 (2 nodes) is planned at now + T_on, so the sleeping
+    node's wake time is now: paper IV-C, "if this time has already arrived, the node is
+    switched on immediately". Expected: switch-on now, no callback for it."""
+    now = 1489.0031088499188
+    nodes = [idle(now, t_on=1200.0, e_on=720000.0, p_idle=600.0),
+             sleeping(t_on=1200.0, e_on=720000.0, p_idle=600.0)]
+    decisions = decide_snf_ipm(view(nodes, [job("j0", 2, 10.0)], now=now), DEFAULT)
+    assert decisions.switch_on == [1]
+    assert decisions.call_at == [now + 7200.0]
+
+
+# ---------------------------------------------------------------------- parameters
+
+
+def test_params_from_options():
+    assert BaselineParams.from_options({}).timeout == 7200.0
+    assert BaselineParams.from_options({"timeout": 600}).timeout == 600.0
+    with pytest.raises(InputError, match="known: timeout"):
+        BaselineParams.from_options({"timout": 600})
+    with pytest.raises(InputError, match="not a float"):
+        BaselineParams.from_options({"timeout": "soon"})
+
+
+# ---------------------------------------------------------------------- properties
+
+node_strategy = st.one_of(
+    st.builds(idle, st.sampled_from([0.0, 20.0, 40.0])),
+    st.builds(computing, st.sampled_from([10.0, 60.0, 100.0, 250.0])),
+    st.builds(sleeping, t_on=st.sampled_from([30.0, 60.0])),
+    st.builds(switching_off, st.sampled_from([45.0, 80.0])),
+    st.builds(switching_on, st.sampled_from([45.0, 90.0])),
+)
+queue_strategy = st.lists(
+    st.tuples(st.integers(1, 6), st.sampled_from([5.0, 40.0, 300.0]),
+              st.sampled_from([0.0, 1.0, 2.0])), max_size=7)
+PROPERTY = settings(deadline=None, derandomize=True, database=None, max_examples=120)
+
+
+def make_view(specs, jobs, now=40.0):
+    queue = [job(f"j{i}", res, req, submit=sub) for i, (res, req, sub) in enumerate(jobs)]
+    return view(specs, queue, now=now)
+
+
+def check_decisions(the_view, decisions, timeout):
+    """What any baseline decision must respect, whatever the state."""
+    nodes, now = the_view.nodes, the_view.now
+    used = [n for s in decisions.starts for n in s.nodes]
+    assert len(used) == len(set(used))
+    assert all(nodes.state[n] == NodeState.IDLE for n in used)
+    assert all(nodes.state[n] == NodeState.SLEEPING for n in decisions.switch_on)
+    for n in decisions.switch_off:
+        assert nodes.state[n] == NodeState.IDLE and n not in used
+        assert nodes.idle_since_s[n] + timeout <= now
+    assert all(t > now for t in decisions.call_at) and len(decisions.call_at) <= 1
+    waiting = len(the_view.queue) - len(decisions.starts)
+    if decisions.switch_on:
+        assert waiting > 0  # the baselines wake nodes only for queued jobs
+
+
+@PROPERTY
+@given(specs=st.lists(node_strategy, min_size=1, max_size=7), jobs=queue_strategy,
+       timeout=st.sampled_from([10.0, 30.0, 7200.0]))
+def test_snf_decisions_properties(specs, jobs, timeout):
+    """SNF: starts are an SNF prefix, no waiting job fits on the idle nodes left."""
+    the_view = make_view(specs, jobs)
+    decisions = decide_snf_ipm(the_view, BaselineParams(timeout=timeout))
+    check_decisions(the_view, decisions, timeout)
+    ordered = snf_order(the_view.queue)
+    assert [s.job_id for s in decisions.starts] == ids(ordered[:len(decisions.starts)])
+    free = np.count_nonzero(the_view.nodes.state == NodeState.IDLE) - sum(
+        len(s.nodes) for s in decisions.starts)
+    assert all(j.res > free for j in ordered[len(decisions.starts):])
+
+
+@PROPERTY
+@given(specs=st.lists(node_strategy, min_size=1, max_size=7), jobs=queue_strategy,
+       timeout=st.sampled_from([10.0, 30.0, 7200.0]))
+def test_easy_decisions_properties(specs, jobs, timeout):
+    """FCFS/EASY: the FCFS heads that fit start; the head left does not fit; backfilling
+    never delays the head's planned start (compared with a queue cut after the head)."""
+    the_view = make_view(specs, jobs)
+    decisions = decide_fcfs_easy_ipm(the_view, BaselineParams(timeout=timeout))
+    check_decisions(the_view, decisions, timeout)
+    dispatch, waiting = dispatch_fcfs_easy(the_view)
+    assert started(dispatch) == started(decisions)
+    if not waiting:
+        return
+    ordered = fcfs_order(the_view.queue)
+    cut = ordered.index(waiting[0]) + 1
+    assert all(j not in waiting for j in ordered[:cut - 1])
+    free = np.count_nonzero(dispatch.table().state == NodeState.IDLE)
+    assert waiting[0].res > free
+    alone, alone_waiting = dispatch_fcfs_easy(
+        view(the_view.nodes, ordered[:cut], now=the_view.now))
+    assert alone_waiting == [waiting[0]]
+
+    def head_start(dispatched):
+        nodes = dispatched.table()
+        plan = sequential_plan(nodes, release_map(nodes, the_view.now), [waiting[0]],
+                               [waiting[0].req_time_s], the_view.now)
+        return plan[0].start if plan else math.inf
+
+    assert head_start(dispatch) <= head_start(alone)
+
+
+def test_table_after_starts_marks_started_nodes_computing():
+    """The table the plan sees: started nodes computing until now + request, no timer."""
+    the_view = view([idle(0.0), idle(5.0)], [job("j0", 1, 60.0)], now=10.0)
+    dispatch, _ = dispatch_snf(the_view)
+    after = dispatch.table()
+    assert after.state.tolist() == [NodeState.IDLE, NodeState.COMPUTING]
+    assert after.release_req_s[1] == 70.0 and math.isnan(after.idle_since_s[1])
+    assert after.idle_since_s[0] == 0.0
+    assert the_view.nodes.state.tolist() == [NodeState.IDLE, NodeState.IDLE]
+    assert table([idle()]).state.flags.writeable is False

@@ -1,0 +1,105 @@
+"""IPM, the baselines' idle-timeout power manager (SPEC 5).
+
+An idle node whose timer expired is switched off, unless a queued job's plan
+uses it and now + T_off + T_on would pass that job's planned start; the next
+expiry is a callback. Figures: T_off 10 s, T_on 30 s (so a node switched off
+at t is back at t + 40).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from snficon.core.baseline import BaselineParams, decide_snf_ipm
+from snficon.core.ipm import expired_idle_nodes, next_timer_expiry, nodes_to_switch_off
+from snficon.core.plan import PlannedJob
+
+from .conftest import computing, idle, job, sleeping, started, table, view
+
+TIMEOUT = BaselineParams(timeout=100.0)
+
+
+def test_expired_idle_nodes_include_the_exact_expiry():
+    """now = 100, timeout 100: idle since 0 expired (0 + 100 <= 100); idle since 1 not; a
+    computing node has no timer."""
+    nodes = table([idle(0.0), idle(1.0), computing(500.0)])
+    assert expired_idle_nodes(nodes, 100.0, 100.0).tolist() == [0]
+
+
+def test_expired_idle_node_is_switched_off_and_the_next_expiry_is_called():
+    """Empty queue at 100: node 0 (idle since 0) expired -> off; nodes 1 and 2 expire at
+    160 and 120 -> one callback at 120. The node switched off gives no callback."""
+    decisions = decide_snf_ipm(view([idle(0.0), idle(60.0), idle(20.0)], now=100.0), TIMEOUT)
+    assert decisions.switch_off == [0]
+    assert decisions.call_at == [120.0]
+    assert decisions.starts == [] and decisions.switch_on == []
+
+
+def test_expired_node_is_kept_when_switching_it_would_miss_its_planned_start():
+    """now 100: the 2-node job j0 waits for node 1 (computing until 120): planned at 120
+    on {0, 1}. Off and on again, node 0 would be back at 140 > 120: kept."""
+    decisions = decide_snf_ipm(view([idle(0.0), computing(120.0)], [job("j0", 2, 50.0)],
+                                    now=100.0), TIMEOUT)
+    assert decisions.switch_off == []
+    assert decisions.starts == [] and decisions.switch_on == [] and decisions.call_at == []
+
+
+def test_expired_node_is_switched_off_when_it_would_be_back_in_time():
+    """Same, node 1 computing until 200: planned start 200, back at 140 <= 200: off."""
+    decisions = decide_snf_ipm(view([idle(0.0), computing(200.0)], [job("j0", 2, 50.0)],
+                                    now=100.0), TIMEOUT)
+    assert decisions.switch_off == [0]
+
+
+def test_back_exactly_at_the_planned_start_does_not_pass_it():
+    """Planned start 140 = 100 + 10 + 30: the switch-off does not pass it, so the node goes."""
+    decisions = decide_snf_ipm(view([idle(0.0), computing(140.0)], [job("j0", 2, 50.0)],
+                                    now=100.0), TIMEOUT)
+    assert decisions.switch_off == [0]
+
+
+def test_keep_rule_uses_the_earliest_planned_start_of_the_node():
+    """Node 0 is planned at 300 and at 120 (hand-written plan): needed by 120 < 140 -> kept.
+    Node 1, planned only at 300, goes."""
+    nodes = table([idle(0.0), idle(0.0)])
+    plan = [PlannedJob(job("j1", 2, 1.0), 300.0, 301.0, np.array([0, 1])),
+            PlannedJob(job("j0", 1, 1.0), 120.0, 121.0, np.array([0]))]
+    assert nodes_to_switch_off(nodes, plan, 100.0, 100.0).tolist() == [1]
+
+
+def test_starts_come_before_the_timeout():
+    """Two expired idle nodes at 100 and a 1-node job: it starts on node 0 (same timers,
+    lower id), and only node 1 is switched off."""
+    decisions = decide_snf_ipm(view([idle(0.0), idle(0.0)], [job("j0", 1, 50.0)], now=100.0),
+                               TIMEOUT)
+    assert started(decisions) == {"j0": {0}}
+    assert decisions.switch_off == [1]
+
+
+def test_callback_is_the_earlier_of_the_next_expiry_and_the_next_wake():
+    """now 50: j0 needs 3 nodes; node 1 computes until 400, so it is planned at 400 and the
+    sleeping node 2 wakes at 370; node 0 expires at 100 -> callback at 100.
+
+    At 100 node 0 expired and would be back at 140 <= 400: off; callback at the wake, 370.
+    """
+    nodes = [idle(0.0), computing(400.0), sleeping()]
+    first = decide_snf_ipm(view(nodes, [job("j0", 3, 10.0)], now=50.0), TIMEOUT)
+    assert (first.switch_off, first.switch_on, first.call_at) == ([], [], [100.0])
+    second = decide_snf_ipm(view(nodes, [job("j0", 3, 10.0)], now=100.0), TIMEOUT)
+    assert (second.switch_off, second.switch_on, second.call_at) == ([0], [], [370.0])
+
+
+def test_next_timer_expiry_is_in_the_future_only():
+    nodes = table([idle(0.0), idle(30.0), computing(10.0)])
+    assert next_timer_expiry(nodes, 100.0, 100.0) == 130.0
+    assert next_timer_expiry(nodes, 130.0, 100.0) is None
+
+
+def test_node_that_cannot_sleep_is_never_switched_off():
+    """The power model gives a node without sleep state infinite switch times and energies.
+    Such a node is never worth switching off (and Batsim could not): expected none."""
+    never = {"t_on": math.inf, "t_off": math.inf, "e_on": math.inf, "e_off": math.inf}
+    nodes = table([idle(0.0, **never), idle(0.0)])
+    assert nodes_to_switch_off(nodes, [], 100.0, 100.0).tolist() == [1]

@@ -1,0 +1,304 @@
+"""PSAS planning: release map, node choice, sequential plan (paper Definition 6), wake times.
+
+Figures are the defaults of ``conftest``: idle power 100 W, T_on 30 s,
+E_on 4500 J (so 150 W while switching on), T_off 10 s, E_off 500 J (50 W),
+unless a node says otherwise.
+
+Node-choice cost (SPEC 5, as the authors' code computes it): the transition
+energy still to spend before the node can compute (the rest of a switch-on;
+the rest of a switch-off plus E_on; E_on for a sleeping node) plus, for a
+node that will be awake, idle power x (s - release). A sleeping node is
+woken just in time (at s - T_on), so it has no idle term.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snficon.core.plan import PlannedJob, choose_nodes, release_map, sequential_plan, wake_times
+from snficon.core.view import NodeState
+
+from .conftest import (
+    computing,
+    idle,
+    job,
+    sleeping,
+    switching_off,
+    switching_on,
+    table,
+)
+
+INF = math.inf
+
+# ---------------------------------------------------------------------- release map
+
+
+def test_release_map_of_every_node_state():
+    """SPEC 5 release map at now = 100.
+
+    idle -> now (100); computing -> start + requested time (500); computing
+    past its request -> never (inf); computing exactly at its request -> 100;
+    sleeping -> now + T_on (130, or 160 with T_on = 60); switching off (asleep
+    at 120) -> 120 + 30 = 150; switching on (idle at 115) -> 115.
+    """
+    nodes = table([idle(40.0), computing(500.0), computing(50.0), computing(100.0),
+                   sleeping(), sleeping(t_on=60.0), switching_off(120.0), switching_on(115.0)])
+    release = release_map(nodes, 100.0)
+    assert release.tolist() == [100.0, 500.0, INF, 100.0, 130.0, 160.0, 150.0, 115.0]
+
+
+def test_release_map_never_goes_before_now():
+    """A transition whose end is already reached counts from now: off -> now + T_on, on -> now."""
+    nodes = table([switching_off(90.0), switching_on(95.0)])
+    assert release_map(nodes, 100.0).tolist() == [130.0, 100.0]
+
+
+def test_release_map_is_a_fresh_array():
+    nodes = table([idle(0.0)])
+    release = release_map(nodes, 5.0)
+    release[0] = 42.0  # writeable, and the table is untouched
+    assert np.isnan(nodes.release_req_s[0])
+
+
+# ---------------------------------------------------------------------- node choice
+
+
+def choose(nodes, now, start, count, exclude=None):
+    return choose_nodes(nodes, release_map(nodes, now), start, count, now,
+                        None if exclude is None else np.array(exclude)).tolist()
+
+
+def test_cost_comes_before_the_state_rank():
+    """At s = 50 the idle node costs 100 W x 50 s = 5000 J, the node computing until 50 costs 0."""
+    nodes = table([idle(0.0), computing(50.0)])
+    assert choose(nodes, 0.0, 50.0, 1) == [1]
+
+
+def test_sleeping_node_is_chosen_when_its_wake_costs_less_than_idling():
+    """At s = 30: idle costs 100 W x 30 s = 3000 J; a sleeping node costs E_on.
+
+    With E_on = 1000 J the sleeping node wins; with the default 4500 J the idle one.
+    """
+    assert choose(table([idle(0.0), sleeping(e_on=1000.0)]), 0.0, 30.0, 1) == [1]
+    assert choose(table([idle(0.0), sleeping()]), 0.0, 30.0, 1) == [0]
+
+
+def test_sleeping_node_woken_just_in_time_costs_only_its_switch_on():
+    """At s = 100 the idle node would idle 100 s (10000 J); the sleeping node, woken at
+    70, costs E_on = 4500 J whatever s: it is chosen. At s = 40 idle costs 4000 J < 4500."""
+    nodes = table([idle(0.0), sleeping()])
+    assert choose(nodes, 0.0, 100.0, 1) == [1]
+    assert choose(nodes, 0.0, 40.0, 1) == [0]
+
+
+def test_transitions_cost_what_is_left_of_them():
+    """now 0, s = 20. Computing until 20: 0 J. Idle: 2000 J. Switching on until 20:
+    the 20 s left at 150 W = 3000 J. Switching off until 5 (ready at 35, so only at
+    s = 40): 5 s left at 50 W + E_on = 4750 J; sleeping: 4500 J.
+
+    At s = 20: computing, idle, switching on. At s = 40 (computing 100 x 20 = 2000,
+    idle 4000, sleeping 4500, switching off 4750, switching on 3000 + 100 x 20 =
+    5000): computing, idle, sleeping, switching off, switching on.
+    """
+    nodes = table([switching_on(20.0), idle(0.0), computing(20.0), switching_off(5.0),
+                   sleeping()])
+    assert choose(nodes, 0.0, 20.0, 5) == [2, 1, 0]
+    assert choose(nodes, 0.0, 40.0, 5) == [2, 1, 4, 3, 0]
+
+
+def test_lower_idle_power_is_cheaper_unless_the_start_is_now():
+    """Node 0 (200 W, idle since 50) vs node 1 (100 W, idle since 0), now = 50.
+
+    s = 60: costs 2000 J vs 1000 J -> node 1. s = now: both cost 0, same
+    state, so the longer remaining timer (node 0, idle later) wins.
+    """
+    nodes = table([idle(50.0, p_idle=200.0), idle(0.0)])
+    assert choose(nodes, 50.0, 60.0, 1) == [1]
+    assert choose(nodes, 50.0, 50.0, 1) == [0]
+
+
+def test_equal_costs_rank_computing_before_switching_on_before_asleep():
+    """s = 30: computing until 20 and switching on until 20 (a free switch-on: E_on 0)
+    idle 10 s (1000 J); the sleeping node costs E_on = 1000 J. Order: computing, on,
+    asleep."""
+    nodes = table([sleeping(e_on=1000.0), switching_on(20.0, e_on=0.0), computing(20.0)])
+    assert choose(nodes, 0.0, 30.0, 3) == [2, 1, 0]
+
+
+def test_full_tie_break_order_when_every_cost_is_zero():
+    """Idle power, E_on and E_off 0 make every cost 0 (s = 1000, all nodes ready).
+
+    Then state: idle (latest idle_since first: 5 at 30, then 2 and 7 at 10 by
+    id), computing (1, 6), switching on (4, 8), asleep or switching off (0, 3).
+    """
+    free = {"p_idle": 0.0, "e_on": 0.0, "e_off": 0.0}
+    nodes = table([sleeping(**free), computing(100.0, **free), idle(10.0, **free),
+                   switching_off(5.0, **free), switching_on(20.0, **free), idle(30.0, **free),
+                   computing(50.0, **free), idle(10.0, **free), switching_on(10.0, **free)])
+    assert choose(nodes, 40.0, 1000.0, 9) == [5, 2, 7, 1, 6, 4, 8, 0, 3]
+
+
+def test_only_nodes_ready_by_the_start_and_not_excluded():
+    """s = 50: node 1 (computing until 100) is not ready. Sleeping 2 (4500 J) before
+    idle 0 (5000 J). Asking 3 returns the 2 there are."""
+    nodes = table([idle(0.0), computing(100.0), sleeping()])
+    assert choose(nodes, 0.0, 50.0, 3) == [2, 0]
+    assert choose(nodes, 0.0, 50.0, 3, exclude=[2]) == [0]
+
+
+# ---------------------------------------------------------------------- sequential plan
+
+
+def plan_of(nodes, now, specs):
+    """Plan jobs given as (res, duration); returns (start, finish, set of nodes) per job."""
+    jobs = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(specs)]
+    plan = sequential_plan(nodes, release_map(nodes, now), jobs, [d for _, d in specs], now)
+    return [(p.start, p.finish, set(p.nodes.tolist())) for p in plan]
+
+
+def test_barrier_keeps_a_later_job_from_being_planned_earlier():
+    """Eq. 13 with b_{k+1} = s_k (FCFS-like order: a 2-node job, then a 1-node job).
+
+    j0 (2 nodes, 50 s): releases [0, 100, 100] -> s = 100; cheapest ready
+    nodes are 1 and 2 (cost 0, the idle node 0 would cost 10000 J); f = 150.
+    j1 (1 node, 10 s): node 0 is free at 0 but the barrier is 100 -> s = 100.
+    """
+    nodes = table([idle(0.0), computing(100.0), computing(100.0)])
+    assert plan_of(nodes, 0.0, [(2, 50.0), (1, 10.0)]) == [
+        (100.0, 150.0, {1, 2}), (100.0, 110.0, {0})]
+
+
+def test_planned_nodes_are_released_at_the_planned_finish():
+    """Continuing the plan above: j2 (3 nodes, 5 s) finds node 0 at 110 and nodes
+    1, 2 at 150 -> s = 150, f = 155; j3 (1 node) then starts at 155."""
+    nodes = table([idle(0.0), computing(100.0), computing(100.0)])
+    plan = plan_of(nodes, 0.0, [(2, 50.0), (1, 10.0), (3, 5.0), (1, 1.0)])
+    assert plan[2] == (150.0, 155.0, {0, 1, 2})
+    assert plan[3][0] == 155.0
+
+
+def test_plan_uses_the_given_durations_not_the_requests():
+    nodes = table([idle(0.0)])
+    j = job("j0", 1, 999.0)
+    plan = sequential_plan(nodes, release_map(nodes, 0.0), [j], [7.0], 0.0)
+    assert (plan[0].start, plan[0].finish) == (0.0, 7.0)
+
+
+def test_planning_stops_at_the_first_job_without_enough_plannable_nodes():
+    """Node 2 is past its request (never plannable): j1 needs 3 nodes, only 2 are
+    plannable, so planning stops there and the 1-node j2 is not planned either."""
+    nodes = table([idle(0.0), idle(0.0), computing(50.0)])
+    release = release_map(nodes, 100.0)
+    before = release.copy()
+    jobs = [job("j0", 1, 10.0), job("j1", 3, 10.0), job("j2", 1, 10.0)]
+    plan = sequential_plan(nodes, release, jobs, [10.0, 10.0, 10.0], 100.0)
+    assert [p.job.job_id for p in plan] == ["j0"]
+    assert np.array_equal(release, before)  # the caller's release map is not modified
+
+
+def test_plan_prefers_idle_to_sleeping_nodes_at_the_same_start():
+    """2 nodes, one idle, two asleep: s = 0 + T_on = 30; idle costs 3000 J, each
+    sleeping node 4500 J -> nodes 0 and 1 (the lower id of the sleeping pair)."""
+    nodes = table([idle(0.0), sleeping(), sleeping()])
+    assert plan_of(nodes, 0.0, [(2, 10.0)]) == [(30.0, 40.0, {0, 1})]
+
+
+# ---------------------------------------------------------------------- plan properties
+
+node_strategy = st.one_of(
+    st.builds(idle, st.sampled_from([0.0, 20.0, 50.0]),
+              p_idle=st.sampled_from([50.0, 100.0])),
+    st.builds(computing, st.sampled_from([10.0, 60.0, 100.0, 250.0])),
+    st.builds(sleeping, t_on=st.sampled_from([30.0, 60.0]), e_on=st.sampled_from([0.0, 4500.0])),
+    st.builds(switching_off, st.sampled_from([55.0, 80.0])),
+    st.builds(switching_on, st.sampled_from([55.0, 90.0])),
+)
+RANK = {NodeState.IDLE: 0, NodeState.COMPUTING: 1, NodeState.SWITCHING_ON: 2,
+        NodeState.SLEEPING: 3, NodeState.SWITCHING_OFF: 3}
+
+
+def reference_choice(nodes, release, start, count, now):
+    """Node choice of SPEC 5 written with Python tuples, as an independent check."""
+    keys = []
+    for i in range(nodes.size):
+        if not release[i] <= start:
+            continue
+        state = NodeState(int(nodes.state[i]))
+        left = max(nodes.transition_end_s[i] - now, 0.0)
+        if state == NodeState.SLEEPING:
+            cost = nodes.e_on_j[i]
+        elif state == NodeState.SWITCHING_OFF:
+            cost = nodes.e_off_j[i] / nodes.t_off_s[i] * left + nodes.e_on_j[i]
+        else:
+            on = nodes.e_on_j[i] / nodes.t_on_s[i] * left if state == NodeState.SWITCHING_ON \
+                else 0.0
+            cost = on + nodes.p_idle_w[i] * (start - release[i])
+        timer = -nodes.idle_since_s[i] if state == NodeState.IDLE else INF
+        keys.append((cost, RANK[state], timer, i))
+    return [key[-1] for key in sorted(keys)[:count]]
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=150)
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8),
+       jobs=st.lists(st.tuples(st.integers(1, 9), st.sampled_from([5.0, 40.0, 300.0])),
+                     max_size=6))
+def test_sequential_plan_properties(specs, jobs):
+    """Random tables at now = 50: Definition 6 holds job by job.
+
+    s_k >= b_k = s_{k-1}; s_k is the earliest such time with r nodes ready
+    (fewer than r are ready strictly before it unless s_k is the barrier);
+    B_k is the r lowest keys of SPEC 5 among nodes ready by s_k; a node's
+    planned uses do not overlap; planning stops only for lack of plannable nodes.
+    """
+    now = 50.0
+    nodes = table(specs)
+    release = release_map(nodes, now)
+    queue = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)]
+    plan = sequential_plan(nodes, release, queue, [d for _, d in jobs], now)
+    current, barrier = release.copy(), now
+    for planned, (res, duration) in zip(plan, jobs, strict=False):
+        assert planned.start >= barrier
+        assert planned.start == barrier or np.count_nonzero(current < planned.start) < res
+        assert planned.nodes.tolist() == reference_choice(nodes, current, planned.start, res,
+                                                          now)
+        assert len(set(planned.nodes.tolist())) == res
+        assert np.all(current[planned.nodes] <= planned.start)
+        assert planned.finish == planned.start + duration
+        current[planned.nodes] = planned.finish
+        barrier = planned.start
+    if len(plan) < len(jobs):
+        assert jobs[len(plan)][0] > np.count_nonzero(np.isfinite(current))
+
+
+# ---------------------------------------------------------------------- wake times
+
+
+def test_sleeping_node_wakes_t_on_before_its_planned_start():
+    """Node 0 computes until 100, node 1 sleeps: a 2-node job starts at 100, so
+    node 1 wakes at 100 - 30 = 70; the computing node needs no wake."""
+    nodes = table([computing(100.0), sleeping()])
+    plan = sequential_plan(nodes, release_map(nodes, 0.0), [job("j0", 2, 50.0)], [50.0], 0.0)
+    assert wake_times(nodes, plan) == {1: 70.0}
+
+
+def test_wake_time_is_the_earliest_over_the_planned_jobs():
+    """Eq. 16 on a hand-written plan: node 1 (T_on 30) is used at 200 and at 100 ->
+    min(170, 70) = 70; node 2 switching off (T_on 60) at 100 -> 40; idle node 0 -> none."""
+    nodes = table([idle(0.0), sleeping(), switching_off(20.0, t_on=60.0)])
+    later = PlannedJob(job("j1", 1, 1.0), 200.0, 201.0, np.array([1]))
+    sooner = PlannedJob(job("j0", 3, 1.0), 100.0, 101.0, np.array([0, 1, 2]))
+    assert wake_times(nodes, [later, sooner]) == {1: 70.0, 2: 40.0}
+
+
+def test_node_planned_twice_keeps_its_first_wake():
+    """One sleeping node, two 1-node jobs of 10 s: s = 30 then 40; wake min(0, 10) = 0."""
+    nodes = table([sleeping()])
+    plan = sequential_plan(nodes, release_map(nodes, 0.0),
+                           [job("j0", 1, 10.0), job("j1", 1, 10.0)], [10.0, 10.0], 0.0)
+    assert [p.start for p in plan] == [30.0, 40.0]
+    assert wake_times(nodes, plan) == {0: pytest.approx(0.0)}
