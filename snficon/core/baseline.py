@@ -48,7 +48,11 @@ def params_from_options(cls: Any, options: dict[str, Any]) -> Any:
         raise InputError(f"unknown option(s) {unknown} (known: {', '.join(sorted(known))})")
     values = {}
     for name, value in options.items():
-        kind = type(known[name].default)
+        default = known[name].default
+        if default is None and value is None:
+            values[name] = None
+            continue
+        kind = type(default) if default is not None else int
         try:
             values[name] = kind(value) if kind is not bool or isinstance(value, bool) else None
         except (TypeError, ValueError):
