@@ -19,7 +19,14 @@ import numpy as np
 
 from snficon.core.ipm import next_timer_expiry, nodes_to_switch_off
 from snficon.core.order import fcfs_order, snf_order
-from snficon.core.plan import PlannedJob, choose_nodes, release_map, sequential_plan, wake_times
+from snficon.core.plan import (
+    PlannedJob,
+    choose_nodes,
+    easy_plan,
+    release_map,
+    sequential_plan,
+    wake_times,
+)
 from snficon.core.view import ClusterView, Decisions, JobStart, NodeState, NodeTable, QueuedJob
 from snficon.errors import InputError
 
@@ -164,8 +171,9 @@ def decide_baseline(view: ClusterView, params: BaselineParams, order: str) -> De
     """One invocation of SNF+IPM (``order="snf"``) or FCFS/EASY+IPM (``order="fcfs"``)."""
     dispatch, waiting = (dispatch_snf(view) if order == "snf" else dispatch_fcfs_easy(view))
     nodes = dispatch.table()
-    plan = sequential_plan(nodes, release_map(nodes, view.now), waiting,
-                           [job.req_time_s for job in waiting], view.now)
+    planner = sequential_plan if order == "snf" else easy_plan
+    plan = planner(nodes, release_map(nodes, view.now), waiting,
+                   [job.req_time_s for job in waiting], view.now)
     decisions = power_decisions(view, dispatch, plan, params.timeout)
     decisions.log.update(starts=len(decisions.starts), wakes=len(decisions.switch_on),
                          shutdowns=len(decisions.switch_off))

@@ -34,9 +34,9 @@ class IconParams:
     n_min: int = 3  # minimum screen samples
     n_max: int = 1000  # maximum screen samples
     delta_cv: float = 0.45  # CV tolerance (eq. 6)
-    delta_rho: float = 0.65  # maximum |rho_1| (eq. 7)
-    kappa_m: float = 1.25  # KS multiplier (eq. 9)
-    kappa_0: float = 3.0  # KS scale parameter (eq. 9)
+    delta_rho: float = 0.65  # maximum |rho_1| (eq. 9)
+    kappa_m: float = 1.25  # KS multiplier (eq. 10)
+    kappa_0: float = 3.0  # KS scale parameter (eq. 10)
     require_service_samples: bool = True  # A(t) needs the service series (eq. 11)
     stale_completion_shutdown: bool = True  # gate closed: switch off released nodes
     respect_timeout: bool = True  # idle nodes switched off only once their timer expired

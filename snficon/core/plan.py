@@ -122,6 +122,63 @@ def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Queued
     return plan
 
 
+def easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+              durations: Sequence[float], now: float) -> list[PlannedJob]:
+    """The future plan of an FCFS queue with EASY backfilling (head first).
+
+    The head is planned as in :func:`sequential_plan` and its nodes are
+    reserved from its planned start s_h. Each later job, in FCFS order, is
+    planned ahead of the head when it can start before s_h on nodes outside
+    the reservation, or on reserved nodes if it ends (by its duration) by s_h;
+    otherwise it is planned after, with the non-decreasing barrier. Sleeping
+    nodes of backfilled jobs are then woken in time for them, as for any
+    planned job.
+    """
+    if not jobs:
+        return []
+    head = sequential_plan(nodes, release, jobs[:1], durations[:1], now)
+    if not head:
+        return []
+    shadow, reserved = head[0].start, head[0].nodes
+    free = release.copy()  # releases before the head's reservation
+    booked = release.copy()
+    booked[reserved] = head[0].finish
+    plan = list(head)
+    barrier = shadow
+    for job, duration in zip(jobs[1:], durations[1:], strict=True):
+        outside = free.copy()
+        outside[reserved] = np.inf
+        start = _kth_release(outside, job.res)
+        pool = outside
+        if not start < shadow:
+            start = _kth_release(free, job.res)
+            pool = free
+            if not start + duration <= shadow:
+                start = None
+        if start is not None:
+            chosen = choose_nodes(nodes, pool, start, job.res, now)
+            free[chosen] = booked[chosen] = start + duration
+            plan.append(PlannedJob(job=job, start=start, finish=start + duration, nodes=chosen))
+            continue
+        start = max(barrier, _kth_release(booked, job.res))
+        if not np.isfinite(start):
+            break
+        chosen = choose_nodes(nodes, booked, start, job.res, now)
+        booked[chosen] = start + duration
+        free[chosen] = np.maximum(free[chosen], start + duration)
+        plan.append(PlannedJob(job=job, start=start, finish=start + duration, nodes=chosen))
+        barrier = start
+    return plan
+
+
+def _kth_release(release: np.ndarray, count: int) -> float:
+    """The count-th earliest finite release time (inf when fewer are finite)."""
+    finite = release[np.isfinite(release)]
+    if count > len(finite):
+        return np.inf
+    return float(np.partition(finite, count - 1)[count - 1])
+
+
 def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]:
     r"""Wake time of every sleeping node the plan uses (eq. 15-16).
 

@@ -146,6 +146,21 @@ def test_easy_backfills_on_a_node_the_head_waits_to_wake():
     assert decisions.switch_off == [] and decisions.call_at == []
 
 
+def test_easy_plan_wakes_a_sleeping_node_for_a_backfill_ahead_of_the_head():
+    """Nodes 0-1 compute until 1000, node 2 asleep (T_on 30 s). Head h (3 nodes) is planned
+    at 1000 on {0, 1, 2}: node 2's wake is due at 970, a callback. x (1 node, 5000 s)
+    cannot end by 1000, but the reservation holds every node: it waits behind h. With a
+    fourth node asleep outside the reservation, x is planned ahead of h at now + 30 and
+    that node is woken now (EASY in the plan, as the authors' FCFS/B)."""
+    queue = [job("h", 3, 100.0, submit=0.0, order=0), job("x", 1, 5000.0, submit=1.0, order=1)]
+    three = [computing(1000.0), computing(1000.0), sleeping()]
+    blocked = decide_fcfs_easy_ipm(view(three, queue), DEFAULT)
+    assert (blocked.switch_on, blocked.call_at) == ([], [970.0])
+    four = decide_fcfs_easy_ipm(view([*three, sleeping()], queue), DEFAULT)
+    assert four.switch_on == [3]
+    assert four.call_at == [970.0]
+
+
 # ---------------------------------------------------------------------- wakes
 
 

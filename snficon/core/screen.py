@@ -1,0 +1,218 @@
+r"""The recent-window Markovianity screen (paper, section IV-A, eq. 5-11, Definition 4).
+
+Two series are screened at every invocation: interarrival intervals (timestamped by the
+later arrival; simultaneous arrivals give zero gaps, kept) and completed-job execution
+times (timestamped by the completion). A series is accepted when at least ``n_min`` of its
+samples lie in the last ``t_m`` seconds and it passes the CV, lag-1 and KS rules; A(t)
+combines the two series (eq. 11).
+
+Points the paper leaves open, fixed as the authors' code (SPARS-ICON, ``snf_icon.py``):
+
+- the window is closed, ``now - t_m <= t <= now``, and keeps the newest ``n_max``;
+- eq. 5 divides by n (``np.std`` with ``ddof=0``), not n - 1;
+- an undefined statistic fails its rule: zero mean (CV and KS), a constant lagged
+  subsequence or fewer than 3 samples (lag-1; the authors' code sets rho_1 = 1 there).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from snficon.core.params import IconParams
+
+#: Rejection reasons, in the order they are listed in :attr:`ScreenResult.reason`.
+REASON_FEW = "n<n_min"
+REASON_ZERO_MEAN = "zero_mean"
+REASON_CV = "cv"
+REASON_LAG1 = "lag1"
+REASON_KS = "ks"
+
+
+@dataclass(frozen=True)
+class ScreenResult:
+    """One series' screen: the decision-log columns ``arrival_*`` / ``service_*`` (SPEC 7).
+
+    ``n`` samples, their ``mean``, ``cv`` (eq. 5), ``lag1`` (eq. 8), ``ks`` distance and
+    ``ks_limit`` (eq. 10), ``accepted``; a statistic that cannot be computed is None.
+    ``reason`` lists the failed rules, comma-separated ("" when accepted).
+    """
+
+    n: int
+    mean: float | None
+    cv: float | None
+    lag1: float | None
+    ks: float | None
+    ks_limit: float | None
+    accepted: bool
+    reason: str = ""
+
+
+def _samples(values: np.ndarray, what: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float).ravel()
+    if not np.all(np.isfinite(array)) or np.any(array < 0.0):
+        raise ValueError(f"{what} must be finite and >= 0, got {array[~(array >= 0)][:3]}...")
+    return array
+
+
+def recent_window(times: np.ndarray, values: np.ndarray, now: float,
+                  params: IconParams) -> np.ndarray:
+    r"""The samples of the last T_M seconds, the newest ``n_max`` of them (section IV-A).
+
+    .. math:: \{\xi_i : t - T_M \le t_i \le t\}, \quad n \le n_{max}
+
+    ``times`` (s, non-decreasing) timestamp ``values``; both bounds are inclusive (a
+    sample exactly T_M old still counts, as in the authors' code); a sample after ``now``
+    is left out. In a burst of more than ``n_max`` samples the oldest are dropped.
+    Returns the retained values in time order (a new array).
+    """
+    times = np.asarray(times, dtype=float)
+    values = np.asarray(values, dtype=float)
+    if times.shape != values.shape:
+        raise ValueError(f"times {times.shape} and values {values.shape} differ in shape")
+    if np.any(np.diff(times) < 0.0):
+        raise ValueError("times must be non-decreasing")
+    inside = values[(times >= now - params.t_m) & (times <= now)]
+    return inside[len(inside) - min(len(inside), params.n_max):].copy()
+
+
+def _lag1(x: np.ndarray) -> float | None:
+    left, right = x[:-1], x[1:]
+    if len(left) < 2 or np.ptp(left) == 0.0 or np.ptp(right) == 0.0:
+        return None
+    dl, dr = left - left.mean(), right - right.mean()
+    rho = np.dot(dl, dr) / math.sqrt(np.dot(dl, dl) * np.dot(dr, dr))
+    return float(np.clip(rho, -1.0, 1.0))
+
+
+def screen_series(samples: np.ndarray, params: IconParams) -> ScreenResult:
+    r"""Screen one series xi_1..xi_n (paper, eq. 5-10, Definition 4).
+
+    .. math::
+
+        \mathrm{CV} = \frac{\sqrt{n^{-1}\sum_{i=1}^n (\xi_i - \bar\xi)^2}}{\bar\xi},
+        \quad |\mathrm{CV} - 1| \le \delta_{cv}
+
+        \hat\rho_1 = \frac{\widehat{\mathrm{Cov}}(\xi^-, \xi^+)}{\sigma_{\xi^-}\sigma_{\xi^+}},
+        \quad |\hat\rho_1| \le \delta_\rho
+
+        D_n^{KS} = \sup_x |F_n(x) - (1 - e^{-x/\bar\xi})|
+        \le \frac{\kappa_m \kappa_0}{\sqrt n}
+
+    with xi^- = (xi_1..xi_{n-1}), xi^+ = (xi_2..xi_n) (eq. 7) and n >= n_min.
+
+    Parameters
+    ----------
+    samples : values (s) in time order, finite and >= 0 (else ``ValueError``); when more
+        than ``n_max``, the newest ``n_max`` are screened.
+    params : ``n_min``, ``n_max``, ``delta_cv``, ``delta_rho``, ``kappa_m``, ``kappa_0``.
+
+    Notes
+    -----
+    Every statistic that can be computed is reported, even when n < n_min. Edge cases:
+    n = 0 -> all None; zero mean (only zero gaps) -> ``cv`` and ``ks`` None, rejected
+    ``zero_mean``; constant series -> CV = 0 (fails eq. 6), ``lag1`` None; n < 3 or a
+    constant lagged subsequence -> ``lag1`` None, which fails eq. 9.
+    """
+    x = _samples(samples, "screen samples")[-params.n_max:]
+    n = len(x)
+    if n == 0:
+        return ScreenResult(0, None, None, None, None, None, False, REASON_FEW)
+    mean = float(np.mean(x))
+    cv = float(np.std(x) / mean) if mean > 0.0 else None
+    lag1 = _lag1(x)
+    ks = float(stats.kstest(x, stats.expon(scale=mean).cdf).statistic) if mean > 0.0 else None
+    ks_limit = params.kappa_m * params.kappa_0 / math.sqrt(n)
+    failed = []
+    if n < params.n_min:
+        failed.append(REASON_FEW)
+    if mean <= 0.0:
+        failed.append(REASON_ZERO_MEAN)
+    elif abs(cv - 1.0) > params.delta_cv:
+        failed.append(REASON_CV)
+    if lag1 is None or abs(lag1) > params.delta_rho:
+        failed.append(REASON_LAG1)
+    if ks is not None and ks > ks_limit:
+        failed.append(REASON_KS)
+    return ScreenResult(n, mean, cv, lag1, ks, ks_limit, not failed, ",".join(failed))
+
+
+def workload_accepted(arrival: ScreenResult, service: ScreenResult,
+                      params: IconParams) -> bool:
+    r"""A(t), the workload acceptance (paper, eq. 11, Definition 4).
+
+    .. math:: A(t) = A_A(t) \wedge A_S(t) \ \text{(service required)}, \quad
+              A(t) = A_A(t) \ \text{(otherwise)}
+
+    With ``require_service_samples`` False the service screen is ignored entirely.
+    """
+    return arrival.accepted and (service.accepted or not params.require_service_samples)
+
+
+def _frozen(values: np.ndarray) -> np.ndarray:
+    array = np.array(values, dtype=float)
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class SeriesWindow:
+    """One screened series kept in the controller's memory between invocations.
+
+    ``times`` (s, non-decreasing) and ``values`` (s) are read-only arrays. :meth:`append`
+    returns a new window holding at most ``capacity`` samples (``n_max``), none older
+    than ``horizon_s`` (``t_m``) before the newest: all a later window can use.
+    ``last_event_s`` is the previous arrival, for :meth:`append_interval`.
+    """
+
+    times: np.ndarray = field(default_factory=lambda: _frozen([]))
+    values: np.ndarray = field(default_factory=lambda: _frozen([]))
+    capacity: int = IconParams.n_max
+    horizon_s: float = IconParams.t_m
+    last_event_s: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "times", _frozen(self.times))
+        object.__setattr__(self, "values", _frozen(self.values))
+        if self.times.shape != self.values.shape or self.times.ndim != 1:
+            raise ValueError(f"times {self.times.shape} and values {self.values.shape} "
+                             "must be 1-d of equal length")
+        if self.capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {self.capacity}")
+
+    @classmethod
+    def empty(cls, params: IconParams) -> SeriesWindow:
+        """An empty window bounded by ``params.n_max`` and ``params.t_m``."""
+        return cls(capacity=params.n_max, horizon_s=params.t_m)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def append(self, time: float, value: float) -> SeriesWindow:
+        """A new window with ``value`` (>= 0) timestamped ``time`` (>= the newest time)."""
+        if len(self) and time < self.times[-1]:
+            raise ValueError(f"time {time} is before the newest sample {self.times[-1]}")
+        _samples(np.array([value]), "a series value")
+        times = np.append(self.times, time)
+        values = np.append(self.values, value)
+        keep = times >= time - self.horizon_s
+        keep[: max(0, len(keep) - self.capacity)] = False
+        return SeriesWindow(times[keep], values[keep], self.capacity, self.horizon_s,
+                            self.last_event_s)
+
+    def append_interval(self, time: float) -> SeriesWindow:
+        """Record an event at ``time``: the gap since the previous one (none for the first).
+
+        This builds the arrival series: interarrival intervals timestamped by the later
+        arrival; two arrivals at one time give a zero gap, which is kept.
+        """
+        previous = self.last_event_s
+        window = self if previous is None else self.append(time, time - previous)
+        return SeriesWindow(window.times, window.values, self.capacity, self.horizon_s, time)
+
+    def screen(self, now: float, params: IconParams) -> ScreenResult:
+        """Screen the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10)."""
+        return screen_series(recent_window(self.times, self.values, now, params), params)
