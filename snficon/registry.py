@@ -20,10 +20,14 @@ POLICIES: dict[str, str] = {
     "fcfs": "snficon.policies.simple_fcfs:SimpleFcfs",
     "snfIpm": "snficon.adapter.baselines:SnfIpmScheduler",
     "fcfsbIpm": "snficon.adapter.baselines:FcfsbIpmScheduler",
+    "snficon": "snficon.adapter.icon:SnficonScheduler",
+    "snficon-ng": "snficon.adapter.icon:SnficonNgScheduler",
+    "snficon-nf": "snficon.adapter.icon:SnficonNfScheduler",
+    "snficon-ngnf": "snficon.adapter.icon:SnficonNgnfScheduler",
 }
 
 #: Policies that read the platform file (passed to them as the ``platform`` option).
-NEEDS_PLATFORM = frozenset({"snfIpm", "fcfsbIpm"})
+NEEDS_PLATFORM = frozenset(name for name in POLICIES if name != "fcfs")
 
 #: The folder holding ``schedulers/``, the package ``pybatsim NAME`` imports.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

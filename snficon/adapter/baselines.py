@@ -7,17 +7,21 @@ from typing import Any
 
 from snficon.adapter.scheduler import Policy, PolicyScheduler
 from snficon.core.baseline import BaselineParams, decide_fcfs_easy_ipm, decide_snf_ipm
+from snficon.platform.model import PowerModel
 
 
 class SnfIpmScheduler(PolicyScheduler):
-    """SNF+IPM (options: ``timeout``, ``platform``)."""
+    """SNF+IPM (options: ``timeout``, ``platform``, ``decisions``)."""
 
-    def make_policy(self, options: dict[str, Any]) -> Policy:
-        return partial(decide_snf_ipm, params=BaselineParams.from_options(options))
+    def configure(self, options: dict[str, Any]) -> None:
+        self.params = BaselineParams.from_options(options)
+
+    def make_policy(self, power: PowerModel) -> Policy:
+        return partial(decide_snf_ipm, params=self.params)
 
 
-class FcfsbIpmScheduler(PolicyScheduler):
-    """FCFS/EASY+IPM, the PSAS+IPM baseline (options: ``timeout``, ``platform``)."""
+class FcfsbIpmScheduler(SnfIpmScheduler):
+    """FCFS/EASY+IPM, the PSAS+IPM baseline (options: ``timeout``, ``platform``, ``decisions``)."""
 
-    def make_policy(self, options: dict[str, Any]) -> Policy:
-        return partial(decide_fcfs_easy_ipm, params=BaselineParams.from_options(options))
+    def make_policy(self, power: PowerModel) -> Policy:
+        return partial(decide_fcfs_easy_ipm, params=self.params)

@@ -26,6 +26,7 @@ from snficon.adapter.tracker import ClusterTracker
 from snficon.analysis.decision_log import DecisionLog, DecisionRow
 from snficon.core.view import ClusterView, Decisions, Trigger
 from snficon.errors import InputError
+from snficon.platform.model import PowerModel
 from snficon.platform.reader import read_platform
 
 #: When several kinds of events share a message, the trigger logged is the first here.
@@ -58,8 +59,12 @@ def requested_time(job: Job) -> float:
 class PolicyScheduler(BatsimScheduler):
     """Keeps the cluster state from protocol events and applies a policy's decisions."""
 
-    #: Subclasses build their policy from the options left once ``platform`` is removed.
-    def make_policy(self, options: dict[str, Any]) -> Policy:
+    def configure(self, options: dict[str, Any]) -> None:
+        """Read the policy's options (all but ``platform`` and ``decisions``); fail early."""
+        raise NotImplementedError
+
+    def make_policy(self, power: PowerModel) -> Policy:
+        """The policy for this platform (called once the simulation begins)."""
         raise NotImplementedError
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
@@ -67,7 +72,8 @@ class PolicyScheduler(BatsimScheduler):
         super().__init__(dict(options))
         self.platform_path = options.pop("platform", None)
         self.decisions_path = options.pop("decisions", None)
-        self.policy = self.make_policy(options)
+        self.configure(options)
+        self.policy: Policy | None = None
         self.tracker: ClusterTracker | None = None
         self.sleep_pstate: int | None = None
         self.decision_log = DecisionLog()
@@ -85,6 +91,7 @@ class PolicyScheduler(BatsimScheduler):
             raise InputError(f"{self.platform_path}: {len(power.p_idle_w)} nodes, but the "
                              f"simulator has {self.bs.nb_compute_resources}")
         self.tracker = ClusterTracker(power)
+        self.policy = self.make_policy(power)
         self.sleep_pstate = _sleep_pstate(self.bs.compute_resources[0])
         self._triggers.add(Trigger.INITIAL)
 
@@ -113,7 +120,7 @@ class PolicyScheduler(BatsimScheduler):
         self._triggers.add(Trigger.CALLBACK)
 
     def onNoMoreEvents(self) -> None:  # noqa: N802
-        if self.tracker is None or not self._triggers:
+        if self.tracker is None or self.policy is None or not self._triggers:
             return
         now = self.bs.time()
         trigger = next(t for t in TRIGGER_PRIORITY if t in self._triggers)

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from snficon.core.view import ClusterView, NodeState, NodeTable, QueuedJob, RunningJob
+from snficon.core.view import (
+    ClusterView,
+    CompletedJob,
+    NodeState,
+    NodeTable,
+    QueuedJob,
+    RunningJob,
+)
 from snficon.platform.model import PowerModel
 
 
@@ -40,6 +47,8 @@ class ClusterTracker:
         self.queue: dict[str, QueuedJob] = {}
         self.running: dict[str, TrackedJob] = {}
         self._arrivals = 0
+        self._new_arrivals: list[QueuedJob] = []
+        self._new_completions: list[CompletedJob] = []
 
     @property
     def size(self) -> int:
@@ -51,6 +60,7 @@ class ClusterTracker:
                         order=self._arrivals)
         self._arrivals += 1
         self.queue[job_id] = job
+        self._new_arrivals.append(job)
         return job
 
     def start(self, job_id: str, nodes: tuple[int, ...], now: float) -> None:
@@ -65,6 +75,9 @@ class ClusterTracker:
     def complete(self, job_id: str, now: float) -> TrackedJob:
         """A running job ended: its nodes are idle from ``now``."""
         job = self.running.pop(job_id)
+        self._new_completions.append(CompletedJob(
+            job_id=job_id, nodes=job.nodes, runtime_s=now - job.start_s,
+            req_time_s=job.queued.req_time_s, end_s=now))
         index = list(job.nodes)
         self.state[index] = NodeState.IDLE
         self.idle_since[index] = now
@@ -85,7 +98,7 @@ class ClusterTracker:
         self.idle_since[nodes] = np.nan if asleep else now
 
     def view(self, now: float, trigger: str) -> ClusterView:
-        """Freeze the current state for the policy."""
+        """Freeze the current state for the policy (and hand over the new records)."""
         power = self.power
         nodes = NodeTable(
             state=self.state.copy(), idle_since_s=self.idle_since.copy(),
@@ -94,5 +107,9 @@ class ClusterTracker:
             e_on_j=self._e_on_j, e_off_j=self._e_off_j)
         running = tuple(RunningJob(job_id, job.nodes, job.start_s, job.queued.req_time_s)
                         for job_id, job in self.running.items())
+        arrivals, completions = tuple(self._new_arrivals), tuple(self._new_completions)
+        self._new_arrivals.clear()
+        self._new_completions.clear()
         return ClusterView(now=now, trigger=trigger, nodes=nodes,
-                           queue=tuple(self.queue.values()), running=running)
+                           queue=tuple(self.queue.values()), running=running,
+                           arrivals=arrivals, completions=completions)

@@ -99,14 +99,31 @@ class RunningJob:
 
 
 @dataclass(frozen=True)
+class CompletedJob:
+    """A job that ended since the previous invocation: its nodes and actual runtime."""
+
+    job_id: str
+    nodes: tuple[int, ...]
+    runtime_s: float
+    req_time_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
 class ClusterView:
-    """The cluster at one scheduler invocation (read-only)."""
+    """The cluster at one scheduler invocation (read-only).
+
+    ``arrivals`` and ``completions`` are the monitor records new since the
+    previous invocation (Algorithm 1, line 1), in the order they happened.
+    """
 
     now: float
     trigger: str
     nodes: NodeTable
     queue: tuple[QueuedJob, ...]
     running: tuple[RunningJob, ...] = ()
+    arrivals: tuple[QueuedJob, ...] = ()
+    completions: tuple[CompletedJob, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,169 @@
+"""SNF-ICON: the paper's Algorithm 1, one invocation at a time.
+
+:func:`decide_icon` takes the view of the cluster and the controller's memory
+(EMA estimates, screen windows, the latest arrival) and returns the decisions
+and the next memory. A rejected screen (A(t) = 0) hands the whole invocation
+to the SNF+IPM baseline (:func:`decide_snf_ipm`, the same code path). Options
+``fallback=False`` (NF) force the ICON path, ``gate=False`` (NG) keep the
+arrival-recency gate open.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from snficon.core import estimators as est
+from snficon.core.baseline import (
+    TIME_TOLERANCE_S,
+    BaselineParams,
+    Dispatch,
+    decide_snf_ipm,
+    dispatch_snf,
+)
+from snficon.core.ipm import next_timer_expiry, nodes_to_switch_off
+from snficon.core.params import IconParams
+from snficon.core.plan import PlannedJob, release_map, sequential_plan, wake_times
+from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
+from snficon.core.spare import choose_spare_target, completion_rate
+from snficon.core.view import ClusterView, Decisions, NodeState, NodeTable, Trigger
+
+MODE_ICON = "icon"
+MODE_FALLBACK = "fallback"
+#: Invocations at which spare planning may happen (the paper's set E).
+PLANNING_TRIGGERS = frozenset({Trigger.INITIAL, Trigger.ARRIVAL, Trigger.COMPLETION})
+
+
+@dataclass(frozen=True)
+class IconMemory:
+    """What SNF-ICON remembers between invocations (Algorithm 1, line 1)."""
+
+    estimates: est.Estimates
+    arrivals: SeriesWindow
+    service: SeriesWindow
+    last_arrival_s: float | None = None
+
+    @classmethod
+    def initial(cls, nb_nodes: int, params: IconParams) -> IconMemory:
+        return cls(estimates=est.Estimates.initial(nb_nodes, params),
+                   arrivals=SeriesWindow.empty(params), service=SeriesWindow.empty(params))
+
+
+def observe(view: ClusterView, memory: IconMemory, params: IconParams) -> IconMemory:
+    """Consume the new arrivals and completions: EMAs (eq. 17-19, App. A) and screen series."""
+    estimates, arrivals, service = memory.estimates, memory.arrivals, memory.service
+    last = memory.last_arrival_s
+    for job in sorted(view.arrivals, key=lambda j: (j.submit_s, j.order)):
+        gap = None if last is None else max(job.submit_s - last, 0.0)
+        estimates = est.on_arrival(estimates, gap, job.res, job.req_time_s, params)
+        arrivals = arrivals.append_interval(job.submit_s)
+        last = job.submit_s
+    for done in view.completions:
+        estimates = est.on_completion(estimates, done.runtime_s, done.req_time_s, params)
+        service = service.append(done.end_s, done.runtime_s)
+    return IconMemory(estimates, arrivals, service, last)
+
+
+def _screen_log(prefix: str, result: ScreenResult) -> dict[str, object]:
+    return {f"{prefix}_n": result.n, f"{prefix}_mean": result.mean, f"{prefix}_cv": result.cv,
+            f"{prefix}_lag1": result.lag1, f"{prefix}_ks": result.ks,
+            f"{prefix}_ks_limit": result.ks_limit, f"{prefix}_accepted": result.accepted}
+
+
+def predicted_releases(nodes: NodeTable, view: ClusterView, dispatch: Dispatch,
+                       estimates: est.Estimates, params: IconParams) -> np.ndarray:
+    """The ICON release map: computing nodes free at their job's predicted end (eq. 56)."""
+    release = release_map(nodes, view.now)
+    jobs = [(run.nodes, run.req_time_s, view.now - run.start_s) for run in view.running]
+    queued = {job.job_id: job for job in view.queue}
+    jobs += [(start.nodes, queued[start.job_id].req_time_s, 0.0) for start in dispatch.starts]
+    if jobs:
+        remaining = est.remaining_times(estimates, np.array([j[1] for j in jobs]),
+                                        np.array([j[2] for j in jobs]), params)
+        for (ids, _, _), left in zip(jobs, remaining, strict=True):
+            release[list(ids)] = view.now + left
+    return release
+
+
+def _remaining_of_running(view: ClusterView, estimates: est.Estimates,
+                          params: IconParams) -> np.ndarray:
+    if not view.running:
+        return np.empty(0)
+    return est.remaining_times(estimates, np.array([r.req_time_s for r in view.running]),
+                               np.array([view.now - r.start_s for r in view.running]), params)
+
+
+def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
+                p_sleep_w: np.ndarray) -> tuple[Decisions, IconMemory]:
+    """One invocation of SNF-ICON (paper, Algorithm 1)."""
+    memory = observe(view, memory, params)
+    arrival = memory.arrivals.screen(view.now, params)
+    service = memory.service.screen(view.now, params)
+    accepted = workload_accepted(arrival, service, params) or not params.fallback
+    log: dict[str, object] = {**_screen_log("arrival", arrival), **_screen_log("service", service)}
+    estimates = memory.estimates
+    log["lam"] = est.arrival_rate(estimates, params)
+    log["mu"] = est.service_rate(estimates, params)
+    if not accepted:
+        decisions = decide_snf_ipm(view, BaselineParams(timeout=params.timeout))
+        decisions.log.update(log, mode=MODE_FALLBACK)
+        return decisions, memory
+
+    dispatch, waiting = dispatch_snf(view)
+    nodes = dispatch.table()
+    release = predicted_releases(nodes, view, dispatch, estimates, params)
+    durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
+    plan = sequential_plan(nodes, release, waiting, durations, view.now)
+    decisions = Decisions(starts=dispatch.starts)
+    calls = _plan_wakes(nodes, plan, view.now, decisions)
+
+    point = not waiting and view.trigger in PLANNING_TRIGGERS
+    gate_open = not params.gate or (memory.last_arrival_s is not None
+                                    and view.now - memory.last_arrival_s <= params.t_a_max)
+    log.update(mode=MODE_ICON, spare_planning_point=point, gate_open=gate_open)
+    spared = False
+    if point and gate_open:
+        lam_c = completion_rate(_remaining_of_running(view, estimates, params),
+                                float(log["mu"]), len(view.running))
+        spare = choose_spare_target(nodes, p_sleep_w, view.now, float(log["lam"]), lam_c,
+                                    est.request_pmf(estimates), params)
+        decisions.switch_on.extend(n for n in spare.wake if n not in decisions.switch_on)
+        decisions.switch_off.extend(spare.switch_off)
+        log.update(pi_a=spare.pi_a, horizon=spare.horizon, target_x=spare.x, target_w=spare.w,
+                   target_e=spare.e, target_j=spare.j)
+        spared = True
+    elif point and view.completions and params.stale_completion_shutdown:
+        released = {n for done in view.completions for n in done.nodes}
+        used = {n for p in plan for n in p.nodes.tolist()}
+        decisions.switch_off.extend(sorted(
+            n for n in released - used if nodes.state[n] == NodeState.IDLE))
+    if not waiting and not spared:
+        off = nodes_to_switch_off(nodes, plan, view.now, params.timeout).tolist()
+        decisions.switch_off.extend(n for n in off if n not in decisions.switch_off)
+    decisions.switch_off.sort()
+    off_now = np.isin(np.arange(nodes.size), decisions.switch_off)
+    still_idle = dataclasses.replace(nodes, state=np.where(
+        off_now, NodeState.SWITCHING_OFF, nodes.state).astype(nodes.state.dtype))
+    expiry = next_timer_expiry(still_idle, view.now, params.timeout)
+    if expiry is not None:
+        calls.add(expiry)
+    decisions.call_at = [min(calls)] if calls else []
+    log.update(starts=len(decisions.starts), wakes=len(decisions.switch_on),
+               shutdowns=len(decisions.switch_off))
+    decisions.log.update(log)
+    return decisions, memory
+
+
+def _plan_wakes(nodes: NodeTable, plan: list[PlannedJob], now: float,
+                decisions: Decisions) -> set[float]:
+    """Switch on the sleeping nodes whose wake time arrived; return the future ones (eq. 16)."""
+    calls: set[float] = set()
+    for node, when in sorted(wake_times(nodes, plan).items()):
+        if when <= now + TIME_TOLERANCE_S:
+            if nodes.state[node] == NodeState.SLEEPING:
+                decisions.switch_on.append(node)
+        else:
+            calls.add(when)
+    return calls

@@ -1,0 +1,375 @@
+r"""Warm-spare target selection (paper, sections IV-E to IV-H, eq. 20-39, Lemmas 1-2).
+
+At a spare-planning point ICON chooses how many non-computing nodes to hold warm for
+the next job. Each candidate target x in {x_min, ..., x_max} (eq. 30-31) is scored by
+J(x) = alpha W(x) + beta E(x) (eq. 38), W the power-induced waiting (eq. 32-35), E the
+non-compute energy over the capped horizon H (eq. 24-25, 36-37); x* is the
+lexicographic minimum of (J, W, E, x) (eq. 39).
+
+Candidate construction (SPEC 5, "Spare target"): nodes switching on (U) and idle nodes
+that may not be switched off (I_f) stay warm; then optional idle nodes are kept
+(ascending idle power, then id), then sleeping nodes are woken (ascending
+alpha T_on + beta E_on, then id) until x is reached; expired idle nodes (I_e) and
+unkept optional ones are switched off. With ``respect_timeout`` every idle node whose
+timer has not expired is in I_f. An idle node that cannot sleep (infinite transition
+times) is in I_f, expired or not. Nodes in ``exclude`` (e.g. just given a job) count as
+computing. H_c uses the earliest future timer of the idle nodes that can sleep.
+
+Candidates differ by one node each, warmed in a fixed order, so :func:`choose_spare_target`
+updates the request-weighted delay incrementally with the tail identity
+
+.. math:: \bar d = \sum_{k=1}^{K} q_k d_{(k)} = \int_0^\infty G(N(s) + 1)\,ds,
+          \qquad G(m) = \sum_{k \ge m} q_k,
+
+(N(s) = #delays <= s, q the pmf capped to [1, K]): moving one delay from a down to b
+changes it by :math:`-\int_b^a q_{N(s)+1}\,ds`, a sum over the delays strictly between b
+and a. The decision costs O(N log N) plus those crossings: none on a homogeneous platform
+with the timeout respected, at most O(N) per kept optional idle node otherwise.
+:func:`direct_objective` evaluates eq. 34-38 plainly for tests.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from snficon.core.params import IconParams
+from snficon.core.view import NodeState, NodeTable
+
+
+def capped_horizon(rate, cap):
+    r"""Expected event horizon capped at the timeout (paper, Lemma 1, eq. 25).
+
+    .. math:: H = E[\min(T, H_c)] = \frac{1 - e^{-\hat\lambda_E H_c}}{\hat\lambda_E},
+              \qquad T \sim \mathrm{Exp}(\hat\lambda_E)
+
+    ``rate`` is the rate of the next arrival or completion (1/s); ``cap`` is H_c (s).
+    As rate -> 0 it returns ``cap`` (also at rate = 0). Scalars give a float.
+    """
+    rate, cap = np.asarray(rate, dtype=float), np.asarray(cap, dtype=float)
+    x = rate * cap
+    with np.errstate(invalid="ignore", divide="ignore"):
+        h = np.where(x > 0.0, cap * (-np.expm1(-x)) / np.where(x > 0.0, x, 1.0), cap)
+    return float(h) if h.ndim == 0 else h
+
+
+def expected_unfinished(d, rate):
+    r"""Expected transition time still remaining at the next event (Lemma 2, eq. 59).
+
+    .. math:: \phi(d; \hat\lambda_E) = E\big[(d - T)^+\big]
+              = d - \frac{1 - e^{-\hat\lambda_E d}}{\hat\lambda_E},
+              \qquad T \sim \mathrm{Exp}(\hat\lambda_E)
+
+    ``d`` >= 0 is the remaining transition time (s). Computed as
+    d (x - 1 + e^{-x}) / x with x = rate d (series below 1e-3); rate = 0 gives 0 (no
+    event comes), rate -> inf gives d. Scalars give a float.
+    """
+    d, rate = np.asarray(d, dtype=float), np.asarray(rate, dtype=float)
+    x = rate * d
+    series = x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0)))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        closed = (x + np.expm1(-x)) / np.where(x > 0.0, x, 1.0)
+        phi = d * np.where(x < 1e-3, series, closed)
+    phi = np.where(d > 0.0, phi, 0.0)
+    return float(phi) if phi.ndim == 0 else phi
+
+
+def completion_rate(remaining_s, mu: float, n_act: int | None = None) -> float:
+    r"""Estimated completion-event rate (paper, eq. 20-22).
+
+    .. math:: J_{pred} = \{j : 0 < \hat R_j < \infty\}, \quad
+              d_C = \min_{j \in J_{pred}} \hat R_j, \quad
+              \hat\lambda_C = \begin{cases} 1/d_C & 0 < d_C < \infty \\
+              n_{act}\,\hat\mu & \text{otherwise} \end{cases}
+
+    ``remaining_s``: the predicted remaining runtimes of the active jobs (s, Appendix A);
+    ``mu``: the service rate (1/s); ``n_act``: the number of distinct active jobs,
+    ``len(remaining_s)`` by default. No active job gives 0.
+    """
+    remaining = np.asarray(remaining_s, dtype=float).ravel()
+    usable = remaining[(remaining > 0.0) & np.isfinite(remaining)]
+    if len(usable):
+        return 1.0 / float(usable.min())
+    n = len(remaining) if n_act is None else n_act
+    return n * float(mu)
+
+
+def event_rates(lam: float, lam_c: float) -> tuple[float, float]:
+    r"""Probability that the next event is an arrival, and the next-event rate (eq. 23).
+
+    .. math:: \hat\lambda_E = \hat\lambda + \hat\lambda_C, \qquad
+              \pi_A = \begin{cases} \hat\lambda / \hat\lambda_E & \hat\lambda_E > 0 \\
+              0 & \hat\lambda_E = 0 \end{cases}
+
+    Returns ``(pi_a, lam_e)``. With lam_e = 0, Lemma 1 gives H = H_c (SPEC 5).
+    """
+    lam_e = float(lam) + float(lam_c)
+    return (float(lam) / lam_e if lam_e > 0.0 else 0.0), lam_e
+
+
+class Objective(NamedTuple):
+    """J(x), W(x) and E(x) of one candidate target (eq. 35, 37, 38)."""
+
+    j: float
+    w: float
+    e: float
+
+
+@dataclass(frozen=True)
+class SpareResult:
+    """The chosen target x* and its plan (decision-log columns pi_A, H, x*, W, E, J).
+
+    ``wake``: sleeping nodes to switch on now; ``switch_off``: idle nodes to switch off
+    now (I_e and unkept optional ones); ``keep``: idle nodes that stay warm (all three
+    ascending ids). ``candidates`` and ``j_values``/``w_values``/``e_values``: every
+    candidate x_min..x_max and its costs. ``h_cap`` is H_c (eq. 24), ``horizon`` H (eq. 25),
+    ``k`` the number of non-computing nodes (eq. 32).
+    """
+
+    x: int
+    w: float
+    e: float
+    j: float
+    horizon: float
+    h_cap: float
+    pi_a: float
+    lam_e: float
+    k: int
+    wake: tuple[int, ...]
+    switch_off: tuple[int, ...]
+    keep: tuple[int, ...]
+    candidates: np.ndarray
+    j_values: np.ndarray
+    w_values: np.ndarray
+    e_values: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """Node partition, candidate order and per-node costs shared by both evaluations.
+
+    ``fixed_d``/``fixed_e``: delays and energies of the nodes whose role does not depend
+    on x (U, I_f, D, I_e); ``order``: optional idle (keep order) then sleeping (wake
+    order); ``cold_*``/``warm_*``: their delay and energy when left cold / made warm.
+    ``m_min``..``m_max``: how many of ``order`` are warm at x_min..x_max.
+    """
+
+    forced_idle: np.ndarray
+    optional: np.ndarray
+    asleep: np.ndarray
+    expired: np.ndarray
+    order: np.ndarray
+    fixed_d: np.ndarray
+    fixed_e: np.ndarray
+    cold_d: np.ndarray
+    warm_d: np.ndarray
+    cold_e: np.ndarray
+    warm_e: np.ndarray
+    n_forced: int
+    m_min: int
+    m_max: int
+    k: int
+    h_cap: float
+    horizon: float
+    pi_a: float
+    lam_e: float
+
+
+def _segment(p_first, d_first, p_after, h: float) -> np.ndarray:
+    """Energy of ``p_first`` for min(d, H) then ``p_after`` for the rest of H (eq. 36)."""
+    return p_first * np.minimum(d_first, h) + p_after * np.maximum(h - d_first, 0.0)
+
+
+def _power(energy: np.ndarray, duration: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(duration > 0.0, energy / np.where(duration > 0.0, duration, 1.0), 0.0)
+
+
+def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
+             params: IconParams, exclude: Sequence[int]) -> _Setting:
+    state = nodes.state
+    free = np.ones(nodes.size, dtype=bool)
+    free[np.asarray(exclude, dtype=int)] = False
+    can_sleep = np.isfinite(nodes.t_on_s) & np.isfinite(nodes.t_off_s)
+    idle = free & (state == NodeState.IDLE)
+    timer_end = nodes.idle_since_s + params.timeout
+    expired_mask = idle & can_sleep & (timer_end <= now)
+    rest = idle & ~expired_mask
+    forced_mask = rest if params.respect_timeout else rest & ~can_sleep
+    ids = np.arange(nodes.size)
+    optional = np.flatnonzero(rest & ~forced_mask)
+    optional = optional[np.lexsort((optional, nodes.p_idle_w[optional]))]
+    asleep = np.flatnonzero(free & (state == NodeState.SLEEPING))
+    wake_key = params.alpha * nodes.t_on_s[asleep] + params.beta * nodes.e_on_j[asleep]
+    asleep = asleep[np.lexsort((asleep, wake_key))]
+    up = ids[free & (state == NodeState.SWITCHING_ON)]
+    down = ids[free & (state == NodeState.SWITCHING_OFF)]
+    forced, expired = ids[forced_mask], ids[expired_mask]
+
+    # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
+    future = timer_end[idle & can_sleep & (timer_end > now)] - now
+    h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
+    pi_a, lam_e = event_rates(lam, lam_c)
+    h = capped_horizon(lam_e, h_cap)
+
+    p_sleep = np.asarray(p_sleep_w, dtype=float)
+    t_on, t_off, p_idle = nodes.t_on_s, nodes.t_off_s, nodes.p_idle_w
+    p_on, p_off = _power(nodes.e_on_j, t_on), _power(nodes.e_off_j, t_off)
+    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
+    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
+    fixed_d = np.concatenate([
+        expected_unfinished(a_up, lam_e),                          # U: Lemma 2
+        np.zeros(len(forced)),                                     # I_f: warm
+        expected_unfinished(b_down, lam_e) + t_on[down],           # D: off, then on
+        expected_unfinished(t_off[expired], lam_e) + t_on[expired]])  # I_e: off now
+    fixed_e = np.concatenate([
+        _segment(p_on[up], a_up, p_idle[up], h),
+        p_idle[forced] * h,
+        _segment(p_off[down], b_down, p_sleep[down], h),
+        _segment(p_off[expired], t_off[expired], p_sleep[expired], h)])
+    order = np.concatenate([optional, asleep])
+    cold_d = np.concatenate([expected_unfinished(t_off[optional], lam_e) + t_on[optional],
+                             t_on[asleep]])
+    warm_d = np.concatenate([np.zeros(len(optional)), expected_unfinished(t_on[asleep], lam_e)])
+    cold_e = np.concatenate([_segment(p_off[optional], t_off[optional], p_sleep[optional], h),
+                             p_sleep[asleep] * h])
+    warm_e = np.concatenate([p_idle[optional] * h,
+                             _segment(p_on[asleep], t_on[asleep], p_idle[asleep], h)])
+
+    # eq. 29-31 (S_max None: the platform size)
+    n_forced = len(up) + len(forced)
+    x_real = n_forced + len(order)
+    s_max = nodes.size if params.s_max is None else params.s_max
+    x_min = max(n_forced, min(params.s_min, x_real))
+    x_max = max(x_min, min(s_max, x_real))
+    return _Setting(
+        forced_idle=forced, optional=optional, asleep=asleep, expired=expired, order=order,
+        fixed_d=fixed_d, fixed_e=fixed_e, cold_d=cold_d, warm_d=warm_d, cold_e=cold_e,
+        warm_e=warm_e, n_forced=n_forced, m_min=x_min - n_forced, m_max=x_max - n_forced,
+        k=int(np.sum(free & (state != NodeState.COMPUTING))),
+        h_cap=float(h_cap), horizon=float(h), pi_a=pi_a, lam_e=lam_e)
+
+
+def _pmf(pmf) -> np.ndarray:
+    p = np.asarray(pmf, dtype=float).ravel()
+    if not np.all(np.isfinite(p)) or np.any(p < 0.0):
+        raise ValueError(f"pmf must be finite and >= 0 (p_1..p_N), got {p.tolist()[:8]}")
+    return p
+
+
+def _capped_weights(p: np.ndarray, k: int) -> np.ndarray:
+    """q_m = P(min(r, K) = m), m = 1..K (eq. 34), plus a trailing 0 (q_{K+1})."""
+    q = np.zeros(k + 1)
+    head = min(k - 1, len(p))
+    q[:head] = p[:head]
+    q[k - 1] += p[k - 1:].sum()
+    return q
+
+
+def direct_objective(x: int, nodes: NodeTable, p_sleep_w, now: float, lam: float,
+                     lam_c: float, pmf, params: IconParams,
+                     exclude: Sequence[int] = ()) -> Objective:
+    r"""J(x) of one candidate, straight from the formulas (eq. 33-38), for checking.
+
+    .. math:: \bar d(x) = \sum_{r=1}^{N} \hat p_r\, d_{(\min\{r, K\})}(x), \quad
+              W(x) = \pi_A \bar d(x), \quad E(x) = \sum_i E^{nc}_i(x, H), \quad
+              J(x) = \alpha W(x) + \beta E(x)
+
+    Same arguments as :func:`choose_spare_target`; ``x`` must lie in x_min..x_max.
+    """
+    s = _setting(nodes, p_sleep_w, now, lam, lam_c, params, exclude)
+    m = x - s.n_forced
+    if not s.m_min <= m <= s.m_max:
+        raise ValueError(f"target x={x} is outside [{s.m_min + s.n_forced}, "
+                         f"{s.m_max + s.n_forced}]")
+    warm = np.arange(len(s.order)) < m
+    delays = np.sort(np.concatenate([s.fixed_d, np.where(warm, s.warm_d, s.cold_d)]))
+    energy = float(np.sum(s.fixed_e) + np.sum(np.where(warm, s.warm_e, s.cold_e)))
+    p = _pmf(pmf)
+    d_bar = sum(p[r - 1] * delays[min(r, s.k) - 1] for r in range(1, len(p) + 1)) if s.k else 0.0
+    w = s.pi_a * float(d_bar) if s.k > 0 and s.pi_a > 0.0 else 0.0
+    return Objective(params.alpha * w + params.beta * energy, w, energy)
+
+
+def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
+    """d-bar(x) for x = x_min..x_max, moving one delay per step (tail identity above)."""
+    m_min, m_max = s.m_min, s.m_max
+    warm = np.arange(len(s.order)) < m_min
+    start = np.concatenate([s.fixed_d, np.where(warm, s.warm_d, s.cold_d)])
+    vals = np.sort(start)
+    path = np.empty(m_max - m_min + 1)
+    path[0] = float(np.dot(q[:s.k], vals)) if s.k else 0.0
+    vals, qs = vals.tolist(), q.tolist()
+    cold, hot = s.cold_d.tolist(), s.warm_d.tolist()
+    for step, m in enumerate(range(m_min, m_max), start=1):
+        a, b = cold[m], hot[m]
+        change = 0.0
+        if b < a:
+            lo, hi = bisect_right(vals, b), bisect_left(vals, a)  # vals[lo:hi] in (b, a)
+            if hi - lo > 64:
+                points = np.array([b, *vals[lo:hi], a])
+                change = float(np.dot(q[lo:hi + 1], np.diff(points)))
+            else:
+                prev = b
+                for n, v in enumerate(vals[lo:hi], start=lo):
+                    change += qs[n] * (v - prev)
+                    prev = v
+                change += qs[hi] * (a - prev)
+            del vals[hi]
+            insort(vals, b)
+        path[step] = path[step - 1] - change
+    return path
+
+
+def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
+                        pmf, params: IconParams, exclude: Sequence[int] = ()) -> SpareResult:
+    r"""Choose the warm-spare target x* and its wakes and switch-offs (paper, IV-F to IV-H).
+
+    .. math:: x^\star = \operatorname{arg\,lex\,min}_{x \in \{x_{min}, \dots, x_{max}\}}
+              \big(J(x), W(x), E(x), x\big), \qquad J(x) = \alpha W(x) + \beta E(x)
+
+    with x_min = max(|U| + |I_f|, min(S_min, x_real)), x_max = max(x_min, min(S_max,
+    x_real)), x_real = |U| + |I \ I_e| + |S| (eq. 29-31; S_max is exceeded when more
+    nodes must stay warm). Readiness delays (eq. 33, Lemma 2): kept idle 0; switching
+    on or woken now phi(remaining switch-on); left asleep T_on; switching off or switched
+    off now phi(remaining switch-off) + T_on. W(x) = pi_A sum_r p_r d_(min(r,K))(x)
+    (eq. 34-35; 0 when K = 0 or pi_A = 0). Per-node energy over H (eq. 36-37): warm idle
+    P_idle H; a transition of d s at P then P_after for H - d; asleep P_sleep H;
+    P_on = E_on / T_on, P_off = E_off / T_off.
+
+    Parameters
+    ----------
+    nodes : the node arrays; sleep power is not among them, hence ``p_sleep_w`` (W, per node).
+    now : the decision time (s).
+    lam, lam_c : arrival rate and completion rate (eq. 22) (1/s).
+    pmf : p_r for r = 1..len(pmf), the next job's requested nodes (eq. 19), capped to
+        [1, K] (eq. 34).
+    params : alpha, beta, s_min, s_max, h_max, timeout, respect_timeout.
+    exclude : nodes treated as computing (e.g. just allocated to a starting job).
+    """
+    s = _setting(nodes, p_sleep_w, now, lam, lam_c, params, exclude)
+    p = _pmf(pmf)
+    d_bar = _delay_path(s, _capped_weights(p, s.k)) if s.k else np.zeros(s.m_max - s.m_min + 1)
+    w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)
+    steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
+    base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
+    e = base_e + np.concatenate([[0.0], np.cumsum(steps)])
+    j = params.alpha * w + params.beta * e
+    xs = np.arange(s.m_min, s.m_max + 1) + s.n_forced
+    best = int(np.lexsort((xs, e, w, j))[0])
+    m = s.m_min + best
+    n_opt = len(s.optional)
+    kept = s.optional[:min(m, n_opt)]
+    for array in (xs, j, w, e):
+        array.setflags(write=False)
+    return SpareResult(
+        x=int(xs[best]), w=float(w[best]), e=float(e[best]), j=float(j[best]),
+        horizon=s.horizon, h_cap=s.h_cap, pi_a=s.pi_a, lam_e=s.lam_e, k=s.k,
+        wake=tuple(sorted(s.asleep[:max(m - n_opt, 0)].tolist())),
+        switch_off=tuple(sorted(s.expired.tolist() + s.optional[len(kept):].tolist())),
+        keep=tuple(sorted(s.forced_idle.tolist() + kept.tolist())),
+        candidates=xs, j_values=j, w_values=w, e_values=e)
