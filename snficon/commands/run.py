@@ -8,7 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from snficon.analysis.decision_log import read_decision_log
 from snficon.analysis.metrics import metrics_from_outputs, write_metrics
+from snficon.analysis.modes import mode_summary
 from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError
 from snficon.registry import NEEDS_PLATFORM, POLICIES
@@ -67,7 +69,14 @@ def run(args: argparse.Namespace) -> int:
              export_prefix=prefix, record=args.transcript, **extra)
     wall = time.perf_counter() - started
     metrics = metrics_from_outputs(prefix)
-    write_metrics(metrics, output / "metrics.json")
+    extra: dict[str, object] = {}
+    decisions = Path(str(options.get("decisions", "")))
+    if "decisions" in options and decisions.is_file():
+        modes = mode_summary(read_decision_log(decisions), metrics.makespan or 0.0)
+        if modes.icon_time_share or modes.fallback_time_share:
+            extra = {"icon_time_share": modes.icon_time_share,
+                     "spare_planning_points": modes.spare_planning_points}
+    write_metrics(metrics, output / "metrics.json", extra)
     print(f"{scheduler} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
     print(f"  jobs: {metrics.jobs} ran, {metrics.jobs_rejected} rejected, "
@@ -77,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if metrics.energy_total is not None:
         print(f"  energy to the last job end: {metrics.energy_total / 3.6e9:.3f} MWh, "
               f"wasted {metrics.energy_wasted / 3.6e9:.3f} MWh")
+    if extra:
+        print(f"  ICON mode: {100 * float(extra['icon_time_share']):.1f} % of the time, "
+              f"{extra['spare_planning_points']} spare-planning points")
     print(f"  wall time: {wall:.2f} s   outputs: {output}/ (out_*.csv, metrics.json"
           f"{', decisions.csv' if 'decisions' in options else ''})")
     return 0
