@@ -16,6 +16,8 @@ from snficon.core.view import NodeState, NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
 STATE_RANK = np.array([1, 0, 2, 3, 3])  # indexed by NodeState
+_IDLE, _ON, _OFF, _SLEEPING = (int(NodeState.IDLE), int(NodeState.SWITCHING_ON),
+                               int(NodeState.SWITCHING_OFF), int(NodeState.SLEEPING))
 
 
 def release_map(nodes: NodeTable, now: float) -> np.ndarray:
@@ -57,11 +59,16 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     if exclude is not None and len(exclude):
         candidates = np.setdiff1d(candidates, exclude, assume_unique=True)
     state = nodes.state[candidates]
+    idle = state == _IDLE
+    recent = np.where(idle, nodes.idle_since_s[candidates], -np.inf)
+    if idle.all():  # the usual immediate start: no transition, same rank
+        cost = nodes.p_idle_w[candidates] * (start - release[candidates])
+        order = np.lexsort((candidates, -recent, cost))
+        return candidates[order[:count]]
     cost = transition_energy(nodes, candidates, now)
-    awake = (state != NodeState.SLEEPING) & (state != NodeState.SWITCHING_OFF)
+    awake = (state != _SLEEPING) & (state != _OFF)
     cost = cost + np.where(awake, nodes.p_idle_w[candidates] * (start - release[candidates]),
                            0.0)
-    recent = np.where(state == NodeState.IDLE, nodes.idle_since_s[candidates], -np.inf)
     order = np.lexsort((candidates, -recent, STATE_RANK[state], cost))
     return candidates[order[:count]]
 
@@ -73,14 +80,26 @@ def transition_energy(nodes: NodeTable, ids: np.ndarray, now: float) -> np.ndarr
     switch-off and a whole switch-on. Sleeping: a switch-on. Others: 0.
     """
     state = nodes.state[ids]
-    left = np.maximum(np.nan_to_num(nodes.transition_end_s[ids] - now), 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):  # nodes that cannot sleep: inf/inf
-        p_on = nodes.e_on_j[ids] / nodes.t_on_s[ids]
-        p_off = nodes.e_off_j[ids] / nodes.t_off_s[ids]
     energy = np.zeros(len(ids))
-    energy = np.where(state == NodeState.SWITCHING_ON, p_on * left, energy)
-    energy = np.where(state == NodeState.SWITCHING_OFF, p_off * left + nodes.e_on_j[ids], energy)
-    return np.where(state == NodeState.SLEEPING, nodes.e_on_j[ids], energy)
+    asleep = state == _SLEEPING
+    energy[asleep] = nodes.e_on_j[ids[asleep]]
+    for code, power_of in ((_ON, _switch_on_power), (_OFF, _switch_off_power)):
+        moving = state == code
+        if moving.any():
+            which = ids[moving]
+            left = np.maximum(nodes.transition_end_s[which] - now, 0.0)
+            energy[moving] = power_of(nodes, which) * left
+            if code == _OFF:
+                energy[moving] += nodes.e_on_j[which]
+    return energy
+
+
+def _switch_on_power(nodes: NodeTable, ids: np.ndarray) -> np.ndarray:
+    return nodes.e_on_j[ids] / nodes.t_on_s[ids]
+
+
+def _switch_off_power(nodes: NodeTable, ids: np.ndarray) -> np.ndarray:
+    return nodes.e_off_j[ids] / nodes.t_off_s[ids]
 
 
 @dataclass(frozen=True)
