@@ -229,5 +229,18 @@ class SeriesWindow:
         return SeriesWindow(window.times, window.values, self.capacity, self.horizon_s, time)
 
     def screen(self, now: float, params: IconParams) -> ScreenResult:
-        """Screen the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10)."""
-        return screen_series(recent_window(self.times, self.values, now, params), params)
+        """Screen the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10).
+
+        The result is remembered for the sample range it used: invocations
+        between two samples that see the same window reuse it.
+        """
+        low = int(np.searchsorted(self.times, now - params.t_m, side="left"))
+        high = int(np.searchsorted(self.times, now, side="right"))
+        low = max(low, high - params.n_max)
+        key = (low, high, params)
+        cached = self.__dict__.get("_screened")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        result = screen_series(self.values[low:high].copy(), params)
+        object.__setattr__(self, "_screened", (key, result))
+        return result
