@@ -1,11 +1,12 @@
-"""Speed of the baselines (issue 3): whole-run wall time and decision time per invocation.
+"""Speed of the policies: whole-run wall time and decision time per invocation.
 
-Runs SNF+IPM and FCFS/EASY+IPM in-process on DAS2 FS2 / AOBA-64 and SDSC Blue /
-AOBA-1152 (the paper's inputs, read from ../shared and converted on the fly)
-and prints the wall time of each run and the p50/p99 of the policy's decision
-time (the ``wall_us`` column of the decision log). Run by hand:
+Runs each policy in-process on the Markovian workload / AOBA-64 (the
+project's own file), DAS2 FS2 / AOBA-64 and SDSC Blue / AOBA-1152 (the
+paper's inputs, read from ../shared and converted on the fly) and prints the
+wall time of each run and the p50/p99 of the policy's decision time (the
+``wall_us`` column of the decision log). Run by hand:
 
-    uv run python benchmarks/baselines_bench.py [--policies snfIpm fcfsbIpm]
+    uv run python benchmarks/policies_bench.py [--policies fcfsbIpm snfIpm snficon]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from snficon.engine.session import simulate_in_process
 REPO = Path(__file__).resolve().parents[1]
 INPUTS = REPO.parent / "shared" / "data" / "paper-inputs"
 CASES = {
+    "Markovian / AOBA-64": ("markovian-3000.json", "aoba-64.xml"),
     "DAS2-FS2 / AOBA-64": ("DAS2-fs2-0-3000.json", "aoba-64.xml"),
     "SDSC-Blue / AOBA-1152": ("SDSC-BLUE-2000-4.2-cln-0-3000.json", "aoba-1152.xml"),
 }
@@ -39,14 +41,16 @@ def convert(source: Path, target: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--policies", nargs="+", default=["fcfsbIpm", "snfIpm"])
+    parser.add_argument("--policies", nargs="+", default=["fcfsbIpm", "snfIpm", "snficon"])
     args = parser.parse_args()
     if not INPUTS.is_dir():
         raise SystemExit(f"{INPUTS} is absent: the paper's inputs come from ../shared")
     with tempfile.TemporaryDirectory(prefix="snficon-bench-") as folder:
         work = Path(folder)
         for case, (workload_name, platform_name) in CASES.items():
-            workload = convert(INPUTS / workload_name, work / workload_name)
+            own = REPO / "workloads" / workload_name
+            workload = own if own.exists() else convert(INPUTS / workload_name,
+                                                        work / workload_name)
             platform = REPO / "platforms" / platform_name
             for policy in args.policies:
                 log = work / f"{policy}-{platform_name}.csv"
