@@ -72,27 +72,29 @@ def _screen_log(prefix: str, result: ScreenResult) -> dict[str, object]:
             f"{prefix}_ks_limit": result.ks_limit, f"{prefix}_accepted": result.accepted}
 
 
-def predicted_releases(nodes: NodeTable, view: ClusterView, dispatch: Dispatch,
-                       estimates: est.Estimates, params: IconParams) -> np.ndarray:
-    """The ICON release map: computing nodes free at their job's predicted end (eq. 56)."""
-    release = release_map(nodes, view.now)
+def active_remaining(view: ClusterView, dispatch: Dispatch, estimates: est.Estimates,
+                     params: IconParams) -> list[tuple[tuple[int, ...], float]]:
+    """Every computing job (running or started now) with its predicted remaining time.
+
+    Appendix A, eq. 50-51 (a job started now has run 0 s).
+    """
     jobs = [(run.nodes, run.req_time_s, view.now - run.start_s) for run in view.running]
     queued = {job.job_id: job for job in view.queue}
     jobs += [(start.nodes, queued[start.job_id].req_time_s, 0.0) for start in dispatch.starts]
-    if jobs:
-        remaining = est.remaining_times(estimates, np.array([j[1] for j in jobs]),
-                                        np.array([j[2] for j in jobs]), params)
-        for (ids, _, _), left in zip(jobs, remaining, strict=True):
-            release[list(ids)] = view.now + left
+    if not jobs:
+        return []
+    remaining = est.remaining_times(estimates, np.array([j[1] for j in jobs]),
+                                    np.array([j[2] for j in jobs]), params)
+    return [(ids, float(left)) for (ids, _, _), left in zip(jobs, remaining, strict=True)]
+
+
+def predicted_releases(nodes: NodeTable, now: float,
+                       active: list[tuple[tuple[int, ...], float]]) -> np.ndarray:
+    """The ICON release map: computing nodes free at their job's predicted end (eq. 56)."""
+    release = release_map(nodes, now)
+    for ids, left in active:
+        release[list(ids)] = now + left
     return release
-
-
-def _remaining_of_running(view: ClusterView, estimates: est.Estimates,
-                          params: IconParams) -> np.ndarray:
-    if not view.running:
-        return np.empty(0)
-    return est.remaining_times(estimates, np.array([r.req_time_s for r in view.running]),
-                               np.array([view.now - r.start_s for r in view.running]), params)
 
 
 def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
@@ -113,7 +115,8 @@ def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
 
     dispatch, waiting = dispatch_snf(view)
     nodes = dispatch.table()
-    release = predicted_releases(nodes, view, dispatch, estimates, params)
+    active = active_remaining(view, dispatch, estimates, params)
+    release = predicted_releases(nodes, view.now, active)
     durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
     plan = sequential_plan(nodes, release, waiting, durations, view.now)
     decisions = Decisions(starts=dispatch.starts)
@@ -125,8 +128,8 @@ def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
     log.update(mode=MODE_ICON, spare_planning_point=point, gate_open=gate_open)
     spared = False
     if point and gate_open:
-        lam_c = completion_rate(_remaining_of_running(view, estimates, params),
-                                float(log["mu"]), len(view.running))
+        lam_c = completion_rate(np.array([left for _, left in active]), float(log["mu"]),
+                                len(active))
         spare = choose_spare_target(nodes, p_sleep_w, view.now, float(log["lam"]), lam_c,
                                     est.request_pmf(estimates), params)
         decisions.switch_on.extend(n for n in spare.wake if n not in decisions.switch_on)
@@ -138,7 +141,8 @@ def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
         released = {n for done in view.completions for n in done.nodes}
         used = {n for p in plan for n in p.nodes.tolist()}
         decisions.switch_off.extend(sorted(
-            n for n in released - used if nodes.state[n] == NodeState.IDLE))
+            n for n in released - used
+            if nodes.state[n] == NodeState.IDLE and np.isfinite(nodes.t_off_s[n])))
     if not waiting and not spared:
         off = nodes_to_switch_off(nodes, plan, view.now, params.timeout).tolist()
         decisions.switch_off.extend(n for n in off if n not in decisions.switch_off)
