@@ -143,11 +143,10 @@ def dispatch_fcfs_easy(view: ClusterView) -> tuple[Dispatch, list[QueuedJob]]:
     return dispatch, waiting
 
 
-def power_decisions(view: ClusterView, dispatch: Dispatch, plan: Sequence[PlannedJob],
-                    timeout_s: float) -> Decisions:
-    """Wake-ups for the plan, IPM switch-offs and callbacks, after the starts."""
-    nodes, now = dispatch.table(), view.now
-    decisions = Decisions(starts=dispatch.starts)
+def plan_wakes(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
+               decisions: Decisions) -> set[float]:
+    """Switch on the sleeping nodes whose wake time arrived (eq. 15-16); return the
+    future wake times, when the scheduler must be called back."""
     calls: set[float] = set()
     for node, when in sorted(wake_times(nodes, plan).items()):
         if when <= now + TIME_TOLERANCE_S:
@@ -155,15 +154,30 @@ def power_decisions(view: ClusterView, dispatch: Dispatch, plan: Sequence[Planne
                 decisions.switch_on.append(node)
         else:
             calls.add(when)
-    decisions.switch_off = nodes_to_switch_off(nodes, plan, now, timeout_s).tolist()
-    still_idle = dataclasses.replace(
-        nodes, state=np.where(np.isin(np.arange(nodes.size), decisions.switch_off),
-                              NodeState.SWITCHING_OFF, nodes.state).astype(nodes.state.dtype))
+    return calls
+
+
+def finish_calls(nodes: NodeTable, now: float, timeout_s: float, decisions: Decisions,
+                 calls: set[float]) -> None:
+    """Ask to be called at the earliest of ``calls`` and the next idle-timer expiry
+    of the nodes that stay idle after this invocation's switch-offs."""
+    off = np.isin(np.arange(nodes.size), decisions.switch_off)
+    still_idle = dataclasses.replace(nodes, state=np.where(
+        off, NodeState.SWITCHING_OFF, nodes.state).astype(nodes.state.dtype))
     expiry = next_timer_expiry(still_idle, now, timeout_s)
     if expiry is not None:
         calls.add(expiry)
-    if calls:
-        decisions.call_at = [min(calls)]
+    decisions.call_at = [min(calls)] if calls else []
+
+
+def power_decisions(view: ClusterView, dispatch: Dispatch, plan: Sequence[PlannedJob],
+                    timeout_s: float) -> Decisions:
+    """Wake-ups for the plan, IPM switch-offs and callbacks, after the starts."""
+    nodes, now = dispatch.table(), view.now
+    decisions = Decisions(starts=dispatch.starts)
+    calls = plan_wakes(nodes, plan, now, decisions)
+    decisions.switch_off = nodes_to_switch_off(nodes, plan, now, timeout_s).tolist()
+    finish_calls(nodes, now, timeout_s, decisions, calls)
     return decisions
 
 

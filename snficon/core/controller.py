@@ -10,22 +10,22 @@ arrival-recency gate open.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from snficon.core import estimators as est
 from snficon.core.baseline import (
-    TIME_TOLERANCE_S,
     BaselineParams,
     Dispatch,
     decide_snf_ipm,
     dispatch_snf,
+    finish_calls,
+    plan_wakes,
 )
-from snficon.core.ipm import next_timer_expiry, nodes_to_switch_off
+from snficon.core.ipm import nodes_to_switch_off
 from snficon.core.params import IconParams
-from snficon.core.plan import PlannedJob, release_map, sequential_plan, wake_times
+from snficon.core.plan import release_map, sequential_plan
 from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
 from snficon.core.spare import choose_spare_target, completion_rate
 from snficon.core.view import ClusterView, Decisions, NodeState, NodeTable, Trigger
@@ -120,7 +120,7 @@ def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
     durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
     plan = sequential_plan(nodes, release, waiting, durations, view.now)
     decisions = Decisions(starts=dispatch.starts)
-    calls = _plan_wakes(nodes, plan, view.now, decisions)
+    calls = plan_wakes(nodes, plan, view.now, decisions)
 
     point = not waiting and view.trigger in PLANNING_TRIGGERS
     gate_open = not params.gate or (memory.last_arrival_s is not None
@@ -147,27 +147,8 @@ def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
         off = nodes_to_switch_off(nodes, plan, view.now, params.timeout).tolist()
         decisions.switch_off.extend(n for n in off if n not in decisions.switch_off)
     decisions.switch_off.sort()
-    off_now = np.isin(np.arange(nodes.size), decisions.switch_off)
-    still_idle = dataclasses.replace(nodes, state=np.where(
-        off_now, NodeState.SWITCHING_OFF, nodes.state).astype(nodes.state.dtype))
-    expiry = next_timer_expiry(still_idle, view.now, params.timeout)
-    if expiry is not None:
-        calls.add(expiry)
-    decisions.call_at = [min(calls)] if calls else []
+    finish_calls(nodes, view.now, params.timeout, decisions, calls)
     log.update(starts=len(decisions.starts), wakes=len(decisions.switch_on),
                shutdowns=len(decisions.switch_off))
     decisions.log.update(log)
     return decisions, memory
-
-
-def _plan_wakes(nodes: NodeTable, plan: list[PlannedJob], now: float,
-                decisions: Decisions) -> set[float]:
-    """Switch on the sleeping nodes whose wake time arrived; return the future ones (eq. 16)."""
-    calls: set[float] = set()
-    for node, when in sorted(wake_times(nodes, plan).items()):
-        if when <= now + TIME_TOLERANCE_S:
-            if nodes.state[node] == NodeState.SLEEPING:
-                decisions.switch_on.append(node)
-        else:
-            calls.add(when)
-    return calls
