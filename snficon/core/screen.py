@@ -103,6 +103,38 @@ def ks_exponential(samples: np.ndarray, mean: float) -> float:
     return float(max(np.max(ranks - cdf), np.max(cdf - (ranks - 1.0 / n))))
 
 
+#: Up to this many samples the statistics are computed with plain floats: the usual
+#: window holds a handful of samples, where numpy's per-call cost dominates.
+SMALL_SERIES = 48
+
+
+def _statistics_small(x: list[float]) -> tuple[float, float | None, float | None, float | None]:
+    """Mean, CV, lag-1 and KS distance of a short series (same definitions as below)."""
+    n = len(x)
+    mean = math.fsum(x) / n
+    if mean <= 0.0:
+        return mean, None, _lag1_small(x), None
+    cv = math.sqrt(math.fsum((v - mean) ** 2 for v in x) / n) / mean
+    ordered = sorted(x)
+    ks = 0.0
+    for i, v in enumerate(ordered):
+        cdf = -math.expm1(-v / mean)
+        ks = max(ks, (i + 1) / n - cdf, cdf - i / n)
+    return mean, cv, _lag1_small(x), ks
+
+
+def _lag1_small(x: list[float]) -> float | None:
+    left, right = x[:-1], x[1:]
+    if len(left) < 2 or min(left) == max(left) or min(right) == max(right):
+        return None
+    ml, mr = math.fsum(left) / len(left), math.fsum(right) / len(right)
+    dl = [v - ml for v in left]
+    dr = [v - mr for v in right]
+    rho = math.fsum(a * b for a, b in zip(dl, dr, strict=True)) / math.sqrt(
+        math.fsum(a * a for a in dl) * math.fsum(b * b for b in dr))
+    return min(1.0, max(-1.0, rho))
+
+
 def screen_series(samples: np.ndarray, params: IconParams) -> ScreenResult:
     r"""Screen one series xi_1..xi_n (paper, eq. 5-10, Definition 4).
 
@@ -136,10 +168,13 @@ def screen_series(samples: np.ndarray, params: IconParams) -> ScreenResult:
     n = len(x)
     if n == 0:
         return ScreenResult(0, None, None, None, None, None, False, REASON_FEW)
-    mean = float(np.mean(x))
-    cv = float(np.std(x) / mean) if mean > 0.0 else None
-    lag1 = _lag1(x)
-    ks = ks_exponential(x, mean) if mean > 0.0 else None
+    if n <= SMALL_SERIES:
+        mean, cv, lag1, ks = _statistics_small(x.tolist())
+    else:
+        mean = float(np.mean(x))
+        cv = float(np.std(x) / mean) if mean > 0.0 else None
+        lag1 = _lag1(x)
+        ks = ks_exponential(x, mean) if mean > 0.0 else None
     ks_limit = params.kappa_m * params.kappa_0 / math.sqrt(n)
     failed = []
     if n < params.n_min:
