@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from snficon.core.ipm import next_timer_expiry, nodes_to_switch_off
+from snficon.core import view as ns
+from snficon.core.ipm import nodes_to_switch_off
 from snficon.core.order import fcfs_order, snf_order
 from snficon.core.plan import (
     PlannedJob,
@@ -27,7 +28,7 @@ from snficon.core.plan import (
     sequential_plan,
     wake_times,
 )
-from snficon.core.view import ClusterView, Decisions, JobStart, NodeState, NodeTable, QueuedJob
+from snficon.core.view import ClusterView, Decisions, JobStart, NodeTable, QueuedJob
 from snficon.errors import InputError
 
 DEFAULT_TIMEOUT_S = 7200.0
@@ -80,15 +81,15 @@ class Dispatch:
         self._release_req = view.nodes.release_req_s.copy()
 
     def idle(self) -> np.ndarray:
-        return np.flatnonzero(self._state == NodeState.IDLE)
+        return np.flatnonzero(self._state == ns.IDLE)
 
     def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
-        idle_release = np.where(self._state == NodeState.IDLE, self.now, np.inf)
+        idle_release = np.where(self._state == ns.IDLE, self.now, np.inf)
         chosen = choose_nodes(self.nodes, idle_release, self.now, job.res, self.now, exclude)
         if len(chosen) < job.res:
             return False
-        self._state[chosen] = NodeState.COMPUTING
+        self._state[chosen] = ns.COMPUTING
         self._release_req[chosen] = self.now + job.req_time_s
         self.starts.append(JobStart(job.job_id, tuple(int(n) for n in chosen)))
         return True
@@ -97,7 +98,7 @@ class Dispatch:
         """The node table once the starts are applied (started nodes are computing)."""
         if not self.starts:
             return self.nodes
-        idle_since = np.where(self._state == NodeState.IDLE, self.nodes.idle_since_s, np.nan)
+        idle_since = np.where(self._state == ns.IDLE, self.nodes.idle_since_s, np.nan)
         return dataclasses.replace(self.nodes, state=self._state.copy(),
                                    release_req_s=self._release_req.copy(),
                                    idle_since_s=idle_since)
@@ -150,7 +151,7 @@ def plan_wakes(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
     calls: set[float] = set()
     for node, when in sorted(wake_times(nodes, plan).items()):
         if when <= now + TIME_TOLERANCE_S:
-            if nodes.state[node] == NodeState.SLEEPING:
+            if nodes.state[node] == ns.SLEEPING:
                 decisions.switch_on.append(node)
         else:
             calls.add(when)
@@ -161,12 +162,12 @@ def finish_calls(nodes: NodeTable, now: float, timeout_s: float, decisions: Deci
                  calls: set[float]) -> None:
     """Ask to be called at the earliest of ``calls`` and the next idle-timer expiry
     of the nodes that stay idle after this invocation's switch-offs."""
-    off = np.isin(np.arange(nodes.size), decisions.switch_off)
-    still_idle = dataclasses.replace(nodes, state=np.where(
-        off, NodeState.SWITCHING_OFF, nodes.state).astype(nodes.state.dtype))
-    expiry = next_timer_expiry(still_idle, now, timeout_s)
-    if expiry is not None:
-        calls.add(expiry)
+    idle = nodes.state == ns.IDLE
+    idle[decisions.switch_off] = False
+    timers = nodes.idle_since_s[idle] + timeout_s
+    future = timers[timers > now]
+    if len(future):
+        calls.add(float(future.min()))
     decisions.call_at = [min(calls)] if calls else []
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import estimators as est
+from snficon.core import view as ns
 from snficon.core.baseline import (
     BaselineParams,
     Dispatch,
@@ -28,7 +29,7 @@ from snficon.core.params import IconParams
 from snficon.core.plan import release_map, sequential_plan
 from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
 from snficon.core.spare import choose_spare_target, completion_rate
-from snficon.core.view import ClusterView, Decisions, NodeState, NodeTable, Trigger
+from snficon.core.view import ClusterView, Decisions, NodeTable, Trigger
 
 MODE_ICON = "icon"
 MODE_FALLBACK = "fallback"
@@ -142,7 +143,7 @@ def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
         used = {n for p in plan for n in p.nodes.tolist()}
         decisions.switch_off.extend(sorted(
             n for n in released - used
-            if nodes.state[n] == NodeState.IDLE and np.isfinite(nodes.t_off_s[n])))
+            if nodes.state[n] == ns.IDLE and np.isfinite(nodes.t_off_s[n])))
     if not waiting and not spared:
         off = nodes_to_switch_off(nodes, plan, view.now, params.timeout).tolist()
         decisions.switch_off.extend(n for n in off if n not in decisions.switch_off)

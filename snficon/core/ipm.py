@@ -6,13 +6,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from snficon.core import view as ns
 from snficon.core.plan import PlannedJob
-from snficon.core.view import NodeState, NodeTable
+from snficon.core.view import NodeTable
 
 
 def expired_idle_nodes(nodes: NodeTable, now: float, timeout_s: float) -> np.ndarray:
     """Idle nodes whose idle timer (``timeout_s`` since they became idle) expired: I_e(t)."""
-    idle = nodes.state == NodeState.IDLE
+    idle = nodes.state == ns.IDLE
     return np.flatnonzero(idle & (nodes.idle_since_s + timeout_s <= now))
 
 
@@ -35,7 +36,7 @@ def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float
 
 def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float) -> float | None:
     """The earliest future idle-timer expiry, when IPM must be called back."""
-    idle = nodes.state == NodeState.IDLE
+    idle = nodes.state == ns.IDLE
     timers = nodes.idle_since_s[idle] + timeout_s
     future = timers[timers > now]
     return float(future.min()) if len(future) else None

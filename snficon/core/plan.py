@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from snficon.core.view import NodeState, NodeTable, QueuedJob
+from snficon.core import view as ns
+from snficon.core.view import NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
 STATE_RANK = np.array([1, 0, 2, 3, 3])  # indexed by NodeState
-_IDLE, _ON, _OFF, _SLEEPING = (int(NodeState.IDLE), int(NodeState.SWITCHING_ON),
-                               int(NodeState.SWITCHING_OFF), int(NodeState.SLEEPING))
+_IDLE, _ON, _OFF, _SLEEPING = (int(ns.IDLE), int(ns.SWITCHING_ON),
+                               int(ns.SWITCHING_OFF), int(ns.SLEEPING))
 
 
 def release_map(nodes: NodeTable, now: float) -> np.ndarray:
@@ -29,15 +30,15 @@ def release_map(nodes: NodeTable, now: float) -> np.ndarray:
     """
     state = nodes.state
     release = np.full(nodes.size, np.inf)
-    release[state == NodeState.IDLE] = now
-    computing = state == NodeState.COMPUTING
+    release[state == ns.IDLE] = now
+    computing = state == ns.COMPUTING
     req = nodes.release_req_s
     release[computing] = np.where(req[computing] >= now, req[computing], np.inf)
-    sleeping = state == NodeState.SLEEPING
+    sleeping = state == ns.SLEEPING
     release[sleeping] = now + nodes.t_on_s[sleeping]
-    off = state == NodeState.SWITCHING_OFF
+    off = state == ns.SWITCHING_OFF
     release[off] = np.maximum(nodes.transition_end_s[off], now) + nodes.t_on_s[off]
-    on = state == NodeState.SWITCHING_ON
+    on = state == ns.SWITCHING_ON
     release[on] = np.maximum(nodes.transition_end_s[on], now)
     return release
 
@@ -210,7 +211,7 @@ def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]
     ids = np.concatenate([planned.nodes for planned in plan])
     starts = np.concatenate([np.full(len(p.nodes), p.start) for p in plan])
     state = nodes.state[ids]
-    asleep = (state == NodeState.SLEEPING) | (state == NodeState.SWITCHING_OFF)
+    asleep = (state == ns.SLEEPING) | (state == ns.SWITCHING_OFF)
     if not asleep.any():
         return {}
     ids, starts = ids[asleep], starts[asleep]

@@ -37,8 +37,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from snficon.core import view as ns
 from snficon.core.params import IconParams
-from snficon.core.view import NodeState, NodeTable
+from snficon.core.view import NodeTable
 
 
 def capped_horizon(rate, cap):
@@ -195,7 +196,7 @@ def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
     free = np.ones(nodes.size, dtype=bool)
     free[np.asarray(exclude, dtype=int)] = False
     can_sleep = np.isfinite(nodes.t_on_s) & np.isfinite(nodes.t_off_s)
-    idle = free & (state == NodeState.IDLE)
+    idle = free & (state == ns.IDLE)
     timer_end = nodes.idle_since_s + params.timeout
     expired_mask = idle & can_sleep & (timer_end <= now)
     rest = idle & ~expired_mask
@@ -203,11 +204,11 @@ def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
     ids = np.arange(nodes.size)
     optional = np.flatnonzero(rest & ~forced_mask)
     optional = optional[np.lexsort((optional, nodes.p_idle_w[optional]))]
-    asleep = np.flatnonzero(free & (state == NodeState.SLEEPING))
+    asleep = np.flatnonzero(free & (state == ns.SLEEPING))
     wake_key = params.alpha * nodes.t_on_s[asleep] + params.beta * nodes.e_on_j[asleep]
     asleep = asleep[np.lexsort((asleep, wake_key))]
-    up = ids[free & (state == NodeState.SWITCHING_ON)]
-    down = ids[free & (state == NodeState.SWITCHING_OFF)]
+    up = ids[free & (state == ns.SWITCHING_ON)]
+    down = ids[free & (state == ns.SWITCHING_OFF)]
     forced, expired = ids[forced_mask], ids[expired_mask]
 
     # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
@@ -250,7 +251,7 @@ def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
         forced_idle=forced, optional=optional, asleep=asleep, expired=expired, order=order,
         fixed_d=fixed_d, fixed_e=fixed_e, cold_d=cold_d, warm_d=warm_d, cold_e=cold_e,
         warm_e=warm_e, n_forced=n_forced, m_min=x_min - n_forced, m_max=x_max - n_forced,
-        k=int(np.sum(free & (state != NodeState.COMPUTING))),
+        k=int(np.sum(free & (state != ns.COMPUTING))),
         h_cap=float(h_cap), horizon=float(h), pi_a=pi_a, lam_e=lam_e)
 
 

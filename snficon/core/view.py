@@ -27,6 +27,10 @@ class NodeState(IntEnum):
     SLEEPING = 4
 
 
+#: The state codes as plain ints, for hot loops (IntEnum attribute lookups are slow).
+COMPUTING, IDLE, SWITCHING_ON, SWITCHING_OFF, SLEEPING = (int(state) for state in NodeState)
+
+
 class Trigger:
     """Why the scheduler was invoked (SPEC section 7)."""
 
