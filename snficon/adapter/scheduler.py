@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
 from batsim.batsim import BatsimScheduler, Job
 from procset import ProcSet
 
@@ -43,11 +42,16 @@ def _sleep_pstate(resource: dict[str, Any]) -> int | None:
 
 def procset_of(nodes: Sequence[int]) -> ProcSet:
     """A ProcSet of node ids, built from their intervals (fast for large sets)."""
-    ids = np.unique(np.asarray(nodes, dtype=np.int64))
-    breaks = np.flatnonzero(np.diff(ids) != 1)
-    starts = np.concatenate(([ids[0]], ids[breaks + 1])).tolist()
-    ends = np.concatenate((ids[breaks], [ids[-1]])).tolist()
-    return ProcSet(*zip(starts, ends, strict=True))
+    ids = sorted(set(int(n) for n in nodes))
+    intervals = []
+    first = last = ids[0]
+    for node in ids[1:]:
+        if node != last + 1:
+            intervals.append((first, last))
+            first = node
+        last = node
+    intervals.append((first, last))
+    return ProcSet(*intervals)
 
 
 def requested_time(job: Job) -> float:

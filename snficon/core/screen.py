@@ -245,7 +245,8 @@ class SeriesWindow:
         """A new window with ``value`` (>= 0) timestamped ``time`` (>= the newest time)."""
         if len(self) and time < self.times[-1]:
             raise ValueError(f"time {time} is before the newest sample {self.times[-1]}")
-        _samples(np.array([value]), "a series value")
+        if not (math.isfinite(value) and value >= 0.0):
+            raise ValueError(f"a series value must be finite and >= 0, got {value!r}")
         times = np.append(self.times, time)
         values = np.append(self.values, value)
         keep = times >= time - self.horizon_s
