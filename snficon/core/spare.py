@@ -222,20 +222,24 @@ def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
     p_on, p_off = _power(nodes.e_on_j, t_on), _power(nodes.e_off_j, t_off)
     a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
     b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
+    # Lemma 2 for every unfinished or started transition, in one pass.
+    phi_up, phi_down, phi_expired, phi_optional, phi_asleep = np.split(
+        expected_unfinished(np.concatenate([a_up, b_down, t_off[expired], t_off[optional],
+                                            t_on[asleep]]), lam_e),
+        np.cumsum([len(a_up), len(b_down), len(expired), len(optional)]))
     fixed_d = np.concatenate([
-        expected_unfinished(a_up, lam_e),                          # U: Lemma 2
+        phi_up,                                                    # U: Lemma 2
         np.zeros(len(forced)),                                     # I_f: warm
-        expected_unfinished(b_down, lam_e) + t_on[down],           # D: off, then on
-        expected_unfinished(t_off[expired], lam_e) + t_on[expired]])  # I_e: off now
+        phi_down + t_on[down],                                     # D: off, then on
+        phi_expired + t_on[expired]])                              # I_e: off now
     fixed_e = np.concatenate([
         _segment(p_on[up], a_up, p_idle[up], h),
         p_idle[forced] * h,
         _segment(p_off[down], b_down, p_sleep[down], h),
         _segment(p_off[expired], t_off[expired], p_sleep[expired], h)])
     order = np.concatenate([optional, asleep])
-    cold_d = np.concatenate([expected_unfinished(t_off[optional], lam_e) + t_on[optional],
-                             t_on[asleep]])
-    warm_d = np.concatenate([np.zeros(len(optional)), expected_unfinished(t_on[asleep], lam_e)])
+    cold_d = np.concatenate([phi_optional + t_on[optional], t_on[asleep]])
+    warm_d = np.concatenate([np.zeros(len(optional)), phi_asleep])
     cold_e = np.concatenate([_segment(p_off[optional], t_off[optional], p_sleep[optional], h),
                              p_sleep[asleep] * h])
     warm_e = np.concatenate([p_idle[optional] * h,
