@@ -1,0 +1,203 @@
+"""From a campaign to its runs: grid expansion, option resolution, run ids.
+
+Each group expands to cases x policies x sweep points. A point's options are
+resolved to the policy's full parameter set (its defaults filled in, the
+paper's Table I for SNF-ICON), so that runs asking for the same thing in
+different words (``t_m = 7200`` or nothing) are one run, listed once with
+every group that asked for it. A run's id hashes its parameters: the input
+labels and the SHA-256 of their files, ``jobs``, the policy and the resolved
+options (:func:`snficon.campaign.runs.run_id`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from snficon.campaign.config import Campaign, Group, InputFile
+from snficon.campaign.errors import MissingInputError
+from snficon.campaign.runs import run_id
+from snficon.errors import InputError
+from snficon.registry import load_scheduler
+
+#: Options the campaign sets for each run itself.
+RESERVED_OPTIONS = ("platform", "decisions")
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A run before its inputs are read: what to simulate and which groups asked for it."""
+
+    platform: InputFile
+    workload: InputFile
+    policy: str
+    options: dict[str, Any]  # the policy's full, resolved options
+    changed: tuple[tuple[str, Any], ...]  # those that differ from the policy's defaults
+    groups: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything :func:`~snficon.campaign.runs.execute` needs; picklable, paths absolute."""
+
+    run_id: str
+    params: dict[str, Any]  # hashed to run_id, stored as params.json
+    platform_path: str
+    workload_path: str
+    runs_dir: str
+    groups: tuple[str, ...] = ()
+    changed: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """The runs of a campaign, merged, and how many grid points listed them."""
+
+    plans: tuple[RunPlan, ...]
+    listed: int  # grid points before merging duplicates
+
+
+def resolve_options(policy: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The policy's full parameter set for ``settings``; raises InputError on a bad option."""
+    key = json.dumps(settings, sort_keys=True)
+    return json.loads(_resolved(policy, key))
+
+
+@lru_cache(maxsize=4096)
+def _resolved(policy: str, settings_json: str) -> str:
+    settings = json.loads(settings_json)
+    scheduler = load_scheduler(policy, dict(settings))
+    params = getattr(scheduler, "params", None)
+    if dataclasses.is_dataclass(params) and not isinstance(params, type):
+        return json.dumps(dataclasses.asdict(params), sort_keys=True)
+    return json.dumps(settings, sort_keys=True)
+
+
+def changed_options(policy: str, options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The resolved options that differ from the policy's defaults, sorted by name."""
+    defaults = resolve_options(policy, {})
+    return tuple(sorted((k, v) for k, v in options.items() if defaults.get(k, object()) != v))
+
+
+def expand(campaign: Campaign) -> Expansion:
+    """Every run of the campaign, in file order, duplicates merged."""
+    merged: dict[tuple[str, str, str, str], RunPlan] = {}
+    listed = 0
+    for group in campaign.groups:
+        _check_options(campaign, group)
+        axes = [values for _, values in group.sweep]
+        names = [name for name, _ in group.sweep]
+        for platform, workload in group.cases:
+            for policy in group.policies:
+                for point in itertools.product(*axes):
+                    settings = {**dict(group.options), **dict(zip(names, point, strict=True))}
+                    try:
+                        options = resolve_options(policy, settings)
+                    except InputError as exc:
+                        raise campaign.error(("group", group.index), f"{exc}") from None
+                    listed += 1
+                    key = (platform, workload, policy, json.dumps(options, sort_keys=True))
+                    plan = merged.get(key)
+                    if plan is None:
+                        merged[key] = RunPlan(
+                            platform=campaign.platforms[platform],
+                            workload=campaign.workloads[workload], policy=policy,
+                            options=options, changed=changed_options(policy, options),
+                            groups=(group.name,))
+                    elif group.name not in plan.groups:
+                        merged[key] = dataclasses.replace(plan, groups=plan.groups + (group.name,))
+    return Expansion(plans=tuple(merged.values()), listed=listed)
+
+
+def _check_options(campaign: Campaign, group: Group) -> None:
+    """Each option alone, for each policy, so that an error names the key at fault."""
+    keyed = [(("options", key), key, (value,)) for key, value in group.options]
+    keyed += [(("sweep", key), key, values) for key, values in group.sweep]
+    for where, key, values in keyed:
+        path = ("group", group.index) + where
+        if key in RESERVED_OPTIONS:
+            raise campaign.error(path, f"option {key!r} is set by the campaign for each run")
+        for policy in group.policies:
+            for value in values:
+                try:
+                    resolve_options(policy, {key: value})
+                except InputError as exc:
+                    raise campaign.error(path, f"{key} = {value!r} for policy {policy}: "
+                                         f"{exc}") from None
+
+
+def missing_inputs(plans: tuple[RunPlan, ...] | list[RunPlan]) -> list[InputFile]:
+    """The inputs the runs use that are not on disk, each once, in order."""
+    seen: dict[Path, InputFile] = {}
+    for plan in plans:
+        for item in (plan.platform, plan.workload):
+            if item.path not in seen and not item.path.is_file():
+                seen[item.path] = item
+    return list(seen.values())
+
+
+def check_inputs(campaign: Campaign, plans: tuple[RunPlan, ...] | list[RunPlan]) -> None:
+    """Raise MissingInputError, with the commands that make them, if inputs are missing."""
+    missing = missing_inputs(plans)
+    if not missing:
+        return
+    lines = [f"{campaign.source}: {len(missing)} input file(s) are not on disk, "
+             "so the campaign did not start:"]
+    for item in missing:
+        lines.append(f"  {item.label}: {shown(item.path)} (written {item.written!r})")
+        lines.append(f"    make it with: {item.make}" if item.make
+                     else "    (the campaign file gives no command to make it: key 'make')")
+    raise MissingInputError("\n".join(lines))
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the working folder when it is below it, else as is."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:
+    """SHA-256 of a file's bytes (memoised in ``cache``)."""
+    if cache is not None and path in cache:
+        return cache[path]
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    text = digest.hexdigest()
+    if cache is not None:
+        cache[path] = text
+    return text
+
+
+def run_params(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, Any]:
+    """The parameters a run's id hashes (its inputs must exist)."""
+    return {"platform": plan.platform.label,
+            "platform_sha256": file_digest(plan.platform.path, cache),
+            "workload": plan.workload.label,
+            "workload_sha256": file_digest(plan.workload.path, cache),
+            "jobs": plan.workload.jobs, "policy": plan.policy, "options": plan.options}
+
+
+def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path) -> list[RunSpec]:
+    """The runs with their ids, to be executed in ``runs_dir`` (RESULTS/runs)."""
+    cache: dict[Path, str] = {}
+    folder = str(Path(runs_dir).resolve())
+    specs = []
+    for plan in plans:
+        params = run_params(plan, cache)
+        specs.append(RunSpec(run_id=run_id(params), params=params,
+                             platform_path=str(plan.platform.path),
+                             workload_path=str(plan.workload.path), runs_dir=folder,
+                             groups=plan.groups, changed=plan.changed))
+    return specs

@@ -1,0 +1,121 @@
+"""Run a campaign's specs: skip the finished ones, execute the rest, write the table.
+
+A run is due while its folder lacks ``metrics.json`` (signac-flow's
+postcondition), so running a campaign again resumes it: finished runs are
+skipped, failed and unfinished ones are tried again. The results table is
+written at the end, also after an interruption.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from snficon.campaign.errors import CorruptedRunError
+from snficon.campaign.executors import make_executor
+from snficon.campaign.expand import RunSpec
+from snficon.campaign.results import write_results
+from snficon.campaign.runs import (
+    DONE,
+    FAILED,
+    clean_scratch,
+    error_summary,
+    record_failure,
+    run_status,
+)
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a campaign stands; ``left_s`` is None until a run finished."""
+
+    total: int  # runs in the campaign
+    skipped: int  # already done before this invocation
+    done: int  # finished in this invocation
+    failed: int  # failed in this invocation
+    running: int
+    queued: int
+    elapsed_s: float
+    left_s: float | None
+
+
+@dataclass
+class CampaignOutcome:
+    """What an invocation did; ``failures`` pairs run ids with their error's first line."""
+
+    total: int
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+
+def statuses(specs: Sequence[RunSpec]) -> dict[str, str]:
+    """Run id -> status; raises CorruptedRunError naming every corrupted folder."""
+    found: dict[str, str] = {}
+    corrupted: list[str] = []
+    for spec in specs:
+        try:
+            found[spec.run_id] = run_status(Path(spec.runs_dir) / spec.run_id)
+        except CorruptedRunError as exc:
+            corrupted.append(str(exc))
+    if corrupted:
+        raise CorruptedRunError("\n".join(corrupted))
+    return found
+
+
+def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
+                 executor: str = "local", workers: int | None = None,
+                 address: str | None = None,
+                 on_progress: Callable[[Progress], None] | None = None) -> CampaignOutcome:
+    """Execute the specs not done yet (in ``results_dir/runs``) and write the results table."""
+    results = Path(results_dir)
+    (results / "runs").mkdir(parents=True, exist_ok=True)
+    clean_scratch(results / "runs")
+    before = statuses(specs)
+    todo = [spec for spec in specs if before[spec.run_id] != DONE]
+    outcome = CampaignOutcome(total=len(specs), skipped=len(specs) - len(todo))
+    started = time.monotonic()
+
+    def report(running: int) -> None:
+        if on_progress is None:
+            return
+        finished = outcome.done + outcome.failed
+        elapsed = time.monotonic() - started
+        left = elapsed / finished * (len(todo) - finished) if finished else None
+        on_progress(Progress(total=len(specs), skipped=outcome.skipped, done=outcome.done,
+                             failed=outcome.failed, running=running,
+                             queued=len(todo) - finished - running, elapsed_s=elapsed,
+                             left_s=left))
+
+    try:
+        if todo:
+            count = min(workers or os.cpu_count() or 1, len(todo))
+            with make_executor(executor, count, address) as pool:
+                report(min(pool.workers, len(todo)))
+                for spec, result in pool.run(todo):
+                    folder = Path(spec.runs_dir) / spec.run_id
+                    if isinstance(result, BaseException):
+                        LOG.warning("run %s: the worker failed: %s", spec.run_id, result)
+                        record_failure(spec, f"{type(result).__name__}: {result}")
+                    if run_status(folder) == DONE:
+                        outcome.done += 1
+                    else:
+                        outcome.failed += 1
+                        outcome.failures.append((spec.run_id, _first_error(folder)))
+                    remaining = len(todo) - outcome.done - outcome.failed
+                    report(min(pool.workers, remaining))
+    finally:
+        outcome.files = write_results(specs, results)
+    return outcome
+
+
+def _first_error(folder: Path) -> str:
+    return error_summary(folder) if run_status(folder) == FAILED else "no metrics written"

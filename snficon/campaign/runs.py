@@ -1,0 +1,213 @@
+"""One run's folder: its id, its status, and :func:`execute`, all an executor calls.
+
+``RESULTS/runs/<id>/`` holds ``params.json`` (the parameters the id hashes),
+Batsim's output files (``out_jobs.csv``, ...), ``decisions.csv`` for the
+paper's policies, ``workload.json`` when the workload was cut to its first
+jobs, and either ``metrics.json`` (done) or ``error.txt`` (failed). The folder
+is filled under a temporary name and renamed when complete, so a run killed
+half-way leaves no folder that counts; the next campaign run does it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import time
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from snficon.analysis.decision_log import read_decision_log
+from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
+from snficon.analysis.modes import mode_summary
+from snficon.campaign.errors import CorruptedRunError
+from snficon.errors import InputError
+from snficon.registry import NEEDS_PLATFORM
+
+if TYPE_CHECKING:
+    from snficon.campaign.expand import RunSpec
+
+PARAMS = "params.json"
+METRICS = "metrics.json"
+ERROR = "error.txt"
+DECISIONS = "decisions.csv"
+WORKLOAD = "workload.json"
+PREFIX = "out"  # Batsim's -e: out_jobs.csv, out_schedule.csv, ...
+ID_LENGTH = 16  # hex digits of SHA-256 kept in a run id
+
+DONE, FAILED, TODO = "done", "failed", "todo"
+
+
+def run_id(params: dict[str, Any]) -> str:
+    """The id of a run: SHA-256 of its parameters as sorted-key compact JSON (signac's calc_id)."""
+    text = json.dumps(params, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:ID_LENGTH]
+
+
+def run_status(folder: str | Path) -> str:
+    """``done`` (metrics.json and params re-hash to the name), ``failed`` (error.txt) or ``todo``.
+
+    Raises CorruptedRunError when ``params.json`` does not hash to the
+    folder's name, or a folder has metrics but no parameters.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return TODO
+    params_path = folder / PARAMS
+    if params_path.is_file():
+        try:
+            stored = run_id(json.loads(params_path.read_text(encoding="utf-8")))
+        except (ValueError, TypeError) as exc:
+            raise CorruptedRunError(f"{params_path}: unreadable ({exc}); delete the folder "
+                                    "to run it again") from None
+        if stored != folder.name:
+            raise CorruptedRunError(f"{params_path}: the parameters hash to {stored}, not to "
+                                    f"the folder's name; the folder was edited or moved: "
+                                    "delete it to run it again")
+    elif (folder / METRICS).is_file():
+        raise CorruptedRunError(f"{folder}: metrics.json without params.json; delete the folder "
+                                "to run it again")
+    if (folder / METRICS).is_file():
+        return DONE
+    return FAILED if (folder / ERROR).is_file() else TODO
+
+
+def error_summary(folder: str | Path) -> str:
+    """The first line of a failed run's ``error.txt`` (``Type: message``)."""
+    try:
+        lines = (Path(folder) / ERROR).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    return lines[0] if lines else ""
+
+
+def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: str | Path,
+                      extra: dict[str, Any] | None = None) -> tuple[RunMetrics, dict[str, Any]]:
+    """Metrics of the outputs at ``prefix`` plus SNF-ICON's mode occupancy, written to ``path``.
+
+    The mode keys (``icon_time_share``, ``fallback_time_share``,
+    ``spare_planning_points``) are added when the decision log exists and
+    logged a mode (SNF-ICON and its variants).
+    """
+    metrics = metrics_from_outputs(prefix)
+    extra = dict(extra or {})
+    log = Path(decisions) if decisions is not None else None
+    if log is not None and log.is_file():
+        modes = mode_summary(read_decision_log(log), metrics.makespan or 0.0)
+        if modes.icon_time_share or modes.fallback_time_share:
+            extra.update(icon_time_share=modes.icon_time_share,
+                         fallback_time_share=modes.fallback_time_share,
+                         spare_planning_points=modes.spare_planning_points)
+    write_metrics(metrics, path, extra)
+    return metrics, extra
+
+
+def truncate_workload(source: str | Path, jobs: int, target: str | Path) -> Path:
+    """Write the first ``jobs`` jobs of a Batsim workload (file order) and their profiles."""
+    try:
+        document = json.loads(Path(source).read_text(encoding="utf-8"))
+        kept = document["jobs"][:jobs]
+        total = len(document["jobs"])
+        profiles = document["profiles"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{source}: cannot read the workload's jobs ({exc})") from None
+    if total < jobs:
+        raise InputError(f"{source}: {total} jobs, fewer than the {jobs} the campaign asks for")
+    used = {job.get("profile") for job in kept if isinstance(job, dict)}
+    document.update(jobs=kept, profiles={k: v for k, v in profiles.items() if k in used})
+    Path(target).write_text(json.dumps(document) + "\n", encoding="utf-8")
+    return Path(target)
+
+
+def execute(spec: RunSpec) -> Path:
+    """Run ``spec`` into ``runs_dir/<id>`` unless done; return the folder.
+
+    A failing simulation is recorded in ``error.txt`` (with the outputs written
+    until the failure) instead of raised, so that a campaign goes on.
+    """
+    final = Path(spec.runs_dir) / spec.run_id
+    if run_status(final) == DONE:
+        return final
+    work = _scratch(spec, "tmp")
+    try:
+        _simulate(spec, work)
+    except Exception as exc:  # a run's failure is data, not a campaign error
+        text = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+        (work / ERROR).write_text(f"{text}\n\n{traceback.format_exc()}", encoding="utf-8")
+    return _publish(spec, work, final)
+
+
+def record_failure(spec: RunSpec, message: str) -> Path:
+    """Record a run that died outside :func:`execute` (a killed worker) as failed."""
+    work = _scratch(spec, "tmp")
+    (work / ERROR).write_text(message.rstrip("\n") + "\n", encoding="utf-8")
+    return _publish(spec, work, Path(spec.runs_dir) / spec.run_id)
+
+
+def _scratch(spec: RunSpec, kind: str) -> Path:
+    """An empty hidden folder beside the final one, named after this host and process."""
+    work = Path(spec.runs_dir) / f".{kind}-{spec.run_id}-{socket.gethostname()}-{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    text = json.dumps(spec.params, sort_keys=True, indent=2, allow_nan=False) + "\n"
+    (work / PARAMS).write_text(text, encoding="utf-8")
+    return work
+
+
+def _simulate(spec: RunSpec, work: Path) -> None:
+    from snficon.engine.session import simulate_in_process  # heavy: imported in the worker
+
+    workload = spec.workload_path
+    jobs = spec.params.get("jobs")
+    if jobs is not None:
+        workload = str(truncate_workload(workload, int(jobs), work / WORKLOAD))
+    policy = spec.params["policy"]
+    options = dict(spec.params["options"])
+    decisions = None
+    if policy in NEEDS_PLATFORM:
+        decisions = work / DECISIONS
+        options.update(platform=spec.platform_path, decisions=str(decisions))
+    started = time.perf_counter()
+    simulate_in_process(spec.platform_path, [workload], policy, options,
+                        export_prefix=work / PREFIX)
+    wall_s = time.perf_counter() - started
+    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s})
+
+
+def _publish(spec: RunSpec, work: Path, final: Path) -> Path:
+    """Rename the complete ``work`` folder to ``final``, replacing an earlier failed attempt."""
+    old = None
+    if final.exists():
+        old = final.with_name(f".old-{spec.run_id}-{socket.gethostname()}-{os.getpid()}")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(final, old)
+    os.replace(work, final)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def clean_scratch(runs_dir: str | Path) -> int:
+    """Remove the hidden folders left by runs of this host whose process is gone."""
+    removed = 0
+    host = socket.gethostname()
+    for folder in Path(runs_dir).glob(".*-*"):
+        kind, _, rest = folder.name[1:].partition("-")
+        owner, _, pid = rest[ID_LENGTH + 1:].rpartition("-")
+        if kind in ("tmp", "old") and owner == host and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True

@@ -1,0 +1,161 @@
+"""``snficon campaign``: expand a campaign file, list its runs or run them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from snficon.campaign.config import read_campaign
+from snficon.campaign.executors import EXECUTORS
+from snficon.campaign.expand import (
+    Expansion,
+    RunPlan,
+    check_inputs,
+    expand,
+    make_specs,
+    missing_inputs,
+    run_params,
+    shown,
+)
+from snficon.campaign.results import option_text, parquet_available
+from snficon.campaign.runner import Progress, run_campaign, statuses
+from snficon.campaign.runs import run_id
+from snficon.errors import InputError
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "campaign", help="run the simulations a campaign file lists",
+        description="Expand a campaign file (TOML: platforms, workloads, groups of policies "
+                    "and option sweeps) into runs, and run those not done yet in "
+                    "RESULTS/runs/<id>/; then write RESULTS/results.csv.")
+    parser.add_argument("file", metavar="FILE", help="campaign file (TOML), e.g. expe/quick.toml")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="list the runs (one line each) and their count; run nothing")
+    parser.add_argument("-o", "--output", metavar="RESULTS",
+                        help="results folder (with --dry-run: show each run's status there)")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="local: a process pool; dask: Dask distributed; serial: one by "
+                             "one in this process (default: %(default)s)")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="parallel runs (default: the number of CPUs)")
+    parser.add_argument("--scheduler-address", metavar="ADDR",
+                        help="dask: an existing scheduler (e.g. tcp://host:8786) instead of "
+                             "a LocalCluster")
+    parser.set_defaults(func=campaign)
+
+
+def campaign(args: argparse.Namespace) -> int:
+    loaded = read_campaign(args.file)
+    expansion = expand(loaded)
+    if args.dry_run:
+        dry_run(expansion, Path(args.output) if args.output else None, sys.stdout)
+        return 0
+    if not args.output:
+        raise InputError("campaign: give the results folder with -o RESULTS (or use --dry-run)")
+    check_inputs(loaded, expansion.plans)
+    results = Path(args.output)
+    specs = make_specs(expansion.plans, results / "runs")
+    print(f"campaign {loaded.name}: {len(specs)} runs, results in {results}/")
+    line = ProgressLine(sys.stderr)
+    started = time.monotonic()
+    try:
+        outcome = run_campaign(specs, results, executor=args.executor, workers=args.workers,
+                               address=args.scheduler_address, on_progress=line)
+    finally:
+        line.close()
+    print(f"{outcome.total} runs: {outcome.done} done now, {outcome.skipped} done before, "
+          f"{outcome.failed} failed ({duration(time.monotonic() - started)})")
+    for run, error in outcome.failures:
+        print(f"  failed {run}: {error} (see {results / 'runs' / run / 'error.txt'})")
+    files = ", ".join(str(path) for path in outcome.files)
+    note = "" if parquet_available() else " (no Parquet: pyarrow is not installed)"
+    print(f"results: {files}{note}")
+    return 1 if outcome.failed else 0
+
+
+def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
+    """One line per run (id, [status], policy, platform, workload, changed options, groups)."""
+    plans = expansion.plans
+    missing = {item.path for item in missing_inputs(plans)}
+    ids = [_plan_id(plan, missing) for plan in plans]
+    status: dict[str, str] = {}
+    if results is not None:
+        known = [plan for plan, run in zip(plans, ids, strict=True) if run]
+        status = statuses(make_specs(known, results / "runs"))
+    widths = [max((len(text) for text in column), default=0) for column in (
+        [plan.policy for plan in plans], [plan.platform.label for plan in plans],
+        [_workload(plan) for plan in plans])]
+    for plan, run in zip(plans, ids, strict=True):
+        cells = [run or "(input missing) "]
+        if results is not None:
+            cells.append(f"{status.get(run, 'todo') if run else 'todo':<6}")
+        cells += [f"{plan.policy:<{widths[0]}}", f"{plan.platform.label:<{widths[1]}}",
+                  f"{_workload(plan):<{widths[2]}}"]
+        options = " ".join(f"{key}={option_text(value)}" for key, value in plan.changed)
+        cells.append(f"{options}  [{', '.join(plan.groups)}]" if options
+                     else f"[{', '.join(plan.groups)}]")
+        out.write("  ".join(cells) + "\n")
+    merged = expansion.listed - len(plans)
+    out.write(f"{len(plans)} runs" + (f" ({expansion.listed} grid points, {merged} listed "
+                                       "twice)" if merged else "") + "\n")
+    if missing:
+        out.write(f"inputs not on disk ({len(missing)}): the campaign will not start until "
+                  "they are made:\n")
+        for item in missing_inputs(plans):
+            out.write(f"  {item.label}: {shown(item.path)}" + (f"\n    make it with: {item.make}"
+                                                          if item.make else "") + "\n")
+
+
+def _plan_id(plan: RunPlan, missing: set[Path]) -> str | None:
+    if plan.platform.path in missing or plan.workload.path in missing:
+        return None
+    return run_id(run_params(plan, _DIGESTS))
+
+
+_DIGESTS: dict[Path, str] = {}
+
+
+def _workload(plan: RunPlan) -> str:
+    jobs = plan.workload.jobs
+    return plan.workload.label + (f" (first {jobs} jobs)" if jobs else "")
+
+
+def duration(seconds: float) -> str:
+    """``3725`` -> ``1h02m``; ``192`` -> ``3m12s``; ``7.2`` -> ``7s``."""
+    whole = int(round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+class ProgressLine:
+    """Prints campaign progress: rewritten in place on a terminal, a line per change elsewhere."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.width = 0
+
+    def __call__(self, progress: Progress) -> None:
+        finished = progress.skipped + progress.done + progress.failed
+        left = duration(progress.left_s) if progress.left_s is not None else "?"
+        text = (f"[{finished}/{progress.total}] {progress.done} done, {progress.running} "
+                f"running, {progress.failed} failed, {progress.queued} queued; "
+                f"{duration(progress.elapsed_s)} elapsed, {left} left")
+        if self.tty:
+            self.stream.write("\r" + text.ljust(self.width))
+            self.width = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self.width:
+            self.stream.write("\n")
+            self.stream.flush()
