@@ -8,9 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from snficon.analysis.decision_log import read_decision_log
-from snficon.analysis.metrics import metrics_from_outputs, write_metrics
-from snficon.analysis.modes import mode_summary
+from snficon.campaign.runs import write_run_metrics
 from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError
 from snficon.registry import NEEDS_PLATFORM, POLICIES
@@ -68,15 +66,7 @@ def run(args: argparse.Namespace) -> int:
     simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
              export_prefix=prefix, record=args.transcript, **extra)
     wall = time.perf_counter() - started
-    metrics = metrics_from_outputs(prefix)
-    extra: dict[str, object] = {}
-    decisions = Path(str(options.get("decisions", "")))
-    if "decisions" in options and decisions.is_file():
-        modes = mode_summary(read_decision_log(decisions), metrics.makespan or 0.0)
-        if modes.icon_time_share or modes.fallback_time_share:
-            extra = {"icon_time_share": modes.icon_time_share,
-                     "spare_planning_points": modes.spare_planning_points}
-    write_metrics(metrics, output / "metrics.json", extra)
+    metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json")
     print(f"{scheduler} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
     print(f"  jobs: {metrics.jobs} ran, {metrics.jobs_rejected} rejected, "
