@@ -49,6 +49,8 @@ class ClusterTracker:
         self._arrivals = 0
         self._new_arrivals: list[QueuedJob] = []
         self._new_completions: list[CompletedJob] = []
+        self._queue_view: tuple[QueuedJob, ...] | None = None
+        self._running_view: tuple[RunningJob, ...] | None = None
 
     @property
     def size(self) -> int:
@@ -61,12 +63,14 @@ class ClusterTracker:
         self._arrivals += 1
         self.queue[job_id] = job
         self._new_arrivals.append(job)
+        self._queue_view = None
         return job
 
     def start(self, job_id: str, nodes: tuple[int, ...], now: float) -> None:
         """The scheduler started a queued job on ``nodes``."""
         job = self.queue.pop(job_id)
         self.running[job_id] = TrackedJob(queued=job, nodes=nodes, start_s=now)
+        self._queue_view = self._running_view = None
         index = list(nodes)
         self.state[index] = NodeState.COMPUTING
         self.idle_since[index] = np.nan
@@ -75,6 +79,7 @@ class ClusterTracker:
     def complete(self, job_id: str, now: float) -> TrackedJob:
         """A running job ended: its nodes are idle from ``now``."""
         job = self.running.pop(job_id)
+        self._running_view = None
         self._new_completions.append(CompletedJob(
             job_id=job_id, nodes=job.nodes, runtime_s=now - job.start_s,
             req_time_s=job.queued.req_time_s, end_s=now))
@@ -105,11 +110,15 @@ class ClusterTracker:
             transition_end_s=self.transition_end.copy(), release_req_s=self.release_req.copy(),
             p_idle_w=power.p_idle_w, t_on_s=power.t_on_s, t_off_s=power.t_off_s,
             e_on_j=self._e_on_j, e_off_j=self._e_off_j)
-        running = tuple(RunningJob(job_id, job.nodes, job.start_s, job.queued.req_time_s)
-                        for job_id, job in self.running.items())
+        if self._running_view is None:
+            self._running_view = tuple(
+                RunningJob(job_id, job.nodes, job.start_s, job.queued.req_time_s)
+                for job_id, job in self.running.items())
+        if self._queue_view is None:
+            self._queue_view = tuple(self.queue.values())
         arrivals, completions = tuple(self._new_arrivals), tuple(self._new_completions)
         self._new_arrivals.clear()
         self._new_completions.clear()
         return ClusterView(now=now, trigger=trigger, nodes=nodes,
-                           queue=tuple(self.queue.values()), running=running,
+                           queue=self._queue_view, running=self._running_view,
                            arrivals=arrivals, completions=completions)
