@@ -45,6 +45,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--scheduler-address", metavar="ADDR",
                         help="dask: an existing scheduler (e.g. tcp://host:8786) instead of "
                              "a LocalCluster")
+    parser.add_argument("--robin", metavar="DIR",
+                        help="write one robin experiment file per run in DIR (run them from "
+                             "the repository root) instead of running the campaign")
     parser.set_defaults(func=campaign)
 
 
@@ -53,6 +56,14 @@ def campaign(args: argparse.Namespace) -> int:
     expansion = expand(loaded)
     if args.dry_run:
         dry_run(expansion, Path(args.output) if args.output else None, sys.stdout)
+        return 0
+    if args.robin:
+        from snficon.robin.campaign import write_campaign_robin
+
+        files = write_campaign_robin(loaded, expansion.plans, args.robin)
+        print(f"campaign {loaded.name}: {len(files)} robin files in {args.robin}/ "
+              f"(index.csv lists them); run one from the repository root with "
+              f"`robin FILE.yaml` or `snficon robin FILE.yaml [--engine embedded]`")
         return 0
     if not args.output:
         raise InputError("campaign: give the results folder with -o RESULTS (or use --dry-run)")

@@ -1,0 +1,54 @@
+# The snficon Python package, built against nur-kapack's pybatsim 3.2.1 and evalys.
+#
+#   nix-build nix/default.nix        # ./result/bin/snficon, ./result/bin/snficon-batsim
+#
+# nur-kapack is pinned to a revision (2025-04, nixpkgs 24.11) that still defines
+# batsim-420 (Batsim 4.2.0), pybatsim-321, batexpe (robin) and evalys; its
+# master no longer does. nixpkgs is pinned to the matching release.
+{ pkgs ? import (fetchTarball
+    "https://github.com/NixOS/nixpkgs/archive/24.11.tar.gz") { }
+, kapack ? import (fetchTarball
+    "https://github.com/oar-team/nur-kapack/archive/a9e0345f8f5d2cb10ba656f1b23dcdec7f2efa0c.tar.gz")
+    { inherit pkgs; }
+}:
+
+let
+  py = pkgs.python3.pkgs;
+  fs = pkgs.lib.fileset;
+in
+py.buildPythonPackage {
+  pname = "snficon";
+  version = "0.1.0";
+  pyproject = true;
+
+  src = fs.toSource {
+    root = ../.;
+    fileset = fs.unions [ ../pyproject.toml ../README.md ../snficon ];
+  };
+
+  build-system = [ py.hatchling ];
+
+  dependencies = [
+    kapack.pybatsim-321
+    kapack.evalys
+    py.pyzmq
+    py.numpy
+    py.scipy
+    py.pandas
+    py.matplotlib
+    py.pyarrow
+    py.distributed
+  ];
+
+  # pyproject.toml asks for newer pyarrow and distributed than nixpkgs 24.11
+  # has; the versions there work for this package.
+  dontCheckRuntimeDeps = true;
+  doCheck = false;
+  pythonImportsCheck = [ "snficon" ];
+
+  meta = {
+    description = "Energy-aware HPC job scheduling (SNF-ICON and baselines) for Batsim";
+    license = pkgs.lib.licenses.mit;
+    mainProgram = "snficon";
+  };
+}

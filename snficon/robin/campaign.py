@@ -1,0 +1,102 @@
+"""Robin files for a campaign's runs (``snficon campaign FILE --robin DIR``).
+
+``DIR/<run id>.yaml`` holds one run (the id is the campaign's, so the files
+match ``RESULTS/runs/<id>/``); its robin output folder is ``DIR/<run id>/``
+(Batsim's files under the prefix ``out``, the scheduler's ``decisions.csv``,
+robin's ``log/``). ``DIR/index.csv`` lists the files with their policy,
+inputs and changed options. A workload the campaign cuts to its first jobs is
+written once to ``DIR/workloads/<label>.json``.
+
+Paths in the commands are relative to the repository root when they are
+below it (absolute otherwise): run the files from the repository root with
+the root on ``PYTHONPATH`` (the nix shell sets it; ``snficon robin`` adds
+it), e.g. ``robin DIR/<id>.yaml`` or ``snficon robin DIR/<id>.yaml``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+from snficon.campaign.config import Campaign
+from snficon.campaign.expand import RunPlan, check_inputs, run_params
+from snficon.campaign.results import option_text
+from snficon.campaign.runs import DECISIONS, PREFIX, run_id, truncate_workload
+from snficon.registry import NEEDS_PLATFORM, PROJECT_ROOT
+from snficon.robin.files import DEFAULT_TIMEOUTS, RobinFile, write_robin
+
+#: Policy -> the ``schedulers/`` module ``pybatsim`` runs it as (variants are options).
+PYBATSIM_NAMES = {"fcfs": "fcfs", "fcfsbIpm": "fcfsbIpm", "snfIpm": "snfIpm",
+                  "snficon": "snficon", "snficon-ng": "snficon", "snficon-nf": "snficon",
+                  "snficon-ngnf": "snficon"}
+
+
+def repo_path(path: str | Path) -> str:
+    """``path`` relative to the repository root (POSIX) when below it, else absolute."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(PROJECT_ROOT).as_posix() or "."
+    except ValueError:
+        return str(resolved)
+
+
+def batsim_command(platform: str, workload: str, output_dir: str) -> str:
+    """``batsim -p P -w W -E -e OUT/out``."""
+    return shlex.join(["batsim", "-p", platform, "-w", workload, "-E", "-e",
+                       f"{output_dir}/{PREFIX}"])
+
+
+def pybatsim_command(policy: str, options: dict) -> str:
+    """``pybatsim NAME -t 0 -o 'JSON'``."""
+    name = PYBATSIM_NAMES.get(policy, policy)
+    return shlex.join(["pybatsim", name, "-t", "0", "-o", json.dumps(options, sort_keys=True)])
+
+
+def write_campaign_robin(campaign: Campaign, plans: Sequence[RunPlan],
+                         folder: str | Path) -> list[Path]:
+    """Write one robin file per run in ``folder``; return their paths in run order."""
+    check_inputs(campaign, plans)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    digests: dict[Path, str] = {}
+    cut: dict[tuple[Path, int], str] = {}
+    written: list[Path] = []
+    rows = []
+    for plan in plans:
+        ident = run_id(run_params(plan, digests))
+        output_dir = repo_path(folder / ident)
+        workload = repo_path(plan.workload.path)
+        if plan.workload.jobs is not None:
+            key = (plan.workload.path, plan.workload.jobs)
+            if key not in cut:
+                target = folder / "workloads" / f"{plan.workload.label}.json"
+                target.parent.mkdir(exist_ok=True)
+                truncate_workload(plan.workload.path, plan.workload.jobs, target)
+                cut[key] = repo_path(target)
+            workload = cut[key]
+        platform = repo_path(plan.platform.path)
+        options = dict(plan.options)
+        if plan.policy in NEEDS_PLATFORM:
+            options.update(platform=platform, decisions=f"{output_dir}/{DECISIONS}")
+        experiment = RobinFile(batcmd=batsim_command(platform, workload, output_dir),
+                               schedcmd=pybatsim_command(plan.policy, options),
+                               output_dir=output_dir, **{key.replace("-", "_"): float(value)
+                                                         for key, value in
+                                                         DEFAULT_TIMEOUTS.items()})
+        changed = " ".join(f"{k}={option_text(v)}" for k, v in plan.changed)
+        comment = (f"campaign {campaign.name}, run {ident}: {plan.policy} on "
+                   f"{plan.platform.label} with {plan.workload.label}"
+                   f"{' (' + changed + ')' if changed else ''}\n"
+                   "Run from the repository root with it on PYTHONPATH (nix-shell "
+                   "nix/shell.nix), or: snficon robin THIS.yaml [--engine embedded]")
+        written.append(write_robin(folder / f"{ident}.yaml", experiment, comment))
+        rows.append([f"{ident}.yaml", plan.policy, plan.platform.label, plan.workload.label,
+                     changed, " ".join(plan.groups)])
+    with open(folder / "index.csv", "w", newline="", encoding="utf-8") as stream:
+        table = csv.writer(stream)
+        table.writerow(["file", "policy", "platform", "workload", "options", "groups"])
+        table.writerows(rows)
+    return written

@@ -1,0 +1,109 @@
+"""Robin files written by ``snficon campaign --robin`` and how bad files are rejected."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shlex
+
+import pytest
+
+from snficon.errors import InputError
+from snficon.robin.campaign import repo_path
+from snficon.robin.files import KEYS, parse_flat_yaml, parse_robin, read_robin, render_robin
+from tests.robin.conftest import PLATFORM, REPO_ROOT
+
+GOOD = """\
+batcmd: batsim -p platforms/aoba-64.xml -w w.json -E -e out/x/out
+schedcmd: "pybatsim fcfs -t 0 -o '{}'"
+output-dir: out/x
+simulation-timeout: 604800
+ready-timeout: 10
+success-timeout: 3600
+failure-timeout: 5
+"""
+
+
+def written_files(run_cli, campaign, folder):
+    assert run_cli("campaign", campaign, "--robin", folder) == 0
+    return sorted(folder.glob("*.yaml"))
+
+
+def test_campaign_writes_one_robin_file_per_run(run_cli, tiny_campaign, tmp_path, capsys):
+    files = written_files(run_cli, tiny_campaign, tmp_path / "robin")
+    assert len(files) == 5
+    yaml = pytest.importorskip("yaml")
+    index = {row["file"]: row for row in csv.DictReader(open(tmp_path / "robin" / "index.csv"))}
+    assert sorted(index) == [path.name for path in files]
+    for path in files:
+        data = yaml.safe_load(path.read_text())
+        assert list(data) == list(KEYS)
+        assert parse_flat_yaml(path.read_text()) == data  # the fallback reader agrees
+        experiment = read_robin(path)
+        bat = shlex.split(experiment.batcmd)
+        assert bat[:3] == ["batsim", "-p", "platforms/aoba-64.xml"]  # relative to the root
+        assert "-E" in bat and bat[bat.index("-e") + 1] == f"{experiment.output_dir}/out"
+        sched = shlex.split(experiment.schedcmd)
+        assert sched[0] == "pybatsim" and sched[2:4] == ["-t", "0"] and sched[4] == "-o"
+        options = json.loads(sched[5])
+        policy = index[path.name]["policy"]
+        assert sched[1] == {"fcfsbIpm": "fcfsbIpm"}.get(policy, "snficon")
+        assert options["platform"] == "platforms/aoba-64.xml"
+        assert options["decisions"] == f"{experiment.output_dir}/decisions.csv"
+        if policy == "snficon-nf":
+            assert options["fallback"] is False and options["gate"] is True
+        assert experiment.output_dir.endswith(path.stem)
+        assert all(getattr(experiment, key.replace("-", "_")) > 0 for key in KEYS[3:])
+    # the cut workloads hold the first N jobs
+    for label, jobs in (("m40", 40), ("m30", 30)):
+        document = json.loads((tmp_path / "robin" / "workloads" / f"{label}.json").read_text())
+        assert len(document["jobs"]) == jobs
+
+
+def test_paths_are_relative_to_the_repository_root(tmp_path):
+    assert repo_path(PLATFORM) == "platforms/aoba-64.xml"
+    assert repo_path(REPO_ROOT / "out" / "r") == "out/r"
+    assert repo_path(tmp_path) == str(tmp_path.resolve())  # outside the repository: absolute
+
+
+def test_render_and_parse_round_trip():
+    experiment = parse_robin(GOOD, "good.yaml")
+    again = parse_robin(render_robin(experiment), "again.yaml")
+    assert again.as_dict() == experiment.as_dict()
+    assert experiment.schedcmd == "pybatsim fcfs -t 0 -o '{}'"
+
+
+@pytest.mark.parametrize(("edit", "words"), [
+    (lambda text: text.replace("ready-timeout: 10\n", ""), ["'ready-timeout'", "missing"]),
+    (lambda text: text.replace("failure-timeout: 5", "failure-timeout: soon"),
+     ["bad.yaml:7", "'failure-timeout'", "seconds"]),
+    (lambda text: text.replace("success-timeout: 3600", "success-timeout: -1"),
+     ["bad.yaml:6", "'success-timeout'"]),
+    (lambda text: text.replace("output-dir: out/x", "output-dir: ''"),
+     ["bad.yaml:3", "'output-dir'", "non-empty string"]),
+    (lambda text: text + "sched-cmd: x\n", ["bad.yaml:8", "unknown key 'sched-cmd'"]),
+    (lambda text: "- just\n- a list\n", ["bad.yaml", "mapping"]),
+    (lambda text: text.replace("batcmd: batsim", "batcmd: [batsim"), ["bad.yaml", "YAML"]),
+])
+def test_bad_robin_file_is_rejected_naming_the_key(tmp_path, edit, words):
+    path = tmp_path / "bad.yaml"
+    path.write_text(edit(GOOD))
+    with pytest.raises(InputError) as error:
+        read_robin(path)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_bad_robin_file_on_the_command_line(run_cli, tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text(GOOD.replace("simulation-timeout: 604800\n", ""))
+    assert run_cli("robin", path) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "'simulation-timeout'" in err
+
+
+def test_flat_parser_reads_quoting_styles():
+    data = parse_flat_yaml('a: "x \\"y\\"" # note\nb: \'it\'\'s\'\nc: 1.5\nd: plain text\n---\n')
+    assert data == {"a": 'x "y"', "b": "it's", "c": 1.5, "d": "plain text"}
+    with pytest.raises(InputError, match="given twice"):
+        parse_flat_yaml("a: 1\na: 2\n")
