@@ -1,0 +1,123 @@
+"""Reading a campaign's results table and choosing the rows each figure needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from snficon.errors import InputError
+
+#: Display names of the policies, in the paper's order.
+POLICY_LABELS = {
+    "fcfs": "FCFS",
+    "fcfsbIpm": "FCFS/B+IPM",
+    "snfIpm": "SNF+IPM",
+    "snficon": "SNF-ICON",
+    "snficon-ng": "SNF-ICON-NG",
+    "snficon-nf": "SNF-ICON-NF",
+    "snficon-ngnf": "SNF-ICON-NGNF",
+}
+
+#: Radar spokes (Fig. 4): column, short name, whether larger is better.
+PROFILE_METRICS = (
+    ("mean_wait", "AW", False),
+    ("max_wait", "MW", False),
+    ("mean_slowdown", "AS", False),
+    ("mean_response", "AR", False),
+    ("utilization", "SU", True),
+    ("ee", "EE", True),
+)
+
+#: Sweepable options and their display names (Fig. 8-9).
+SWEEPS = {"t_m": "T_M (h)", "alpha": "alpha"}
+
+J_PER_MWH = 3.6e9
+
+
+def policy_label(policy: str) -> str:
+    return POLICY_LABELS.get(policy, policy)
+
+
+def policy_rank(policy: str) -> int:
+    order = list(POLICY_LABELS)
+    return order.index(policy) if policy in order else len(order)
+
+
+def load_results(folder: str | Path) -> pd.DataFrame:
+    """The runs that finished (status ``done``) of ``folder/results.csv`` (or .parquet)."""
+    root = Path(folder)
+    csv, parquet = root / "results.csv", root / "results.parquet"
+    if csv.is_file():
+        frame = pd.read_csv(csv, dtype={"options": str, "groups": str, "workload_jobs": object})
+    elif parquet.is_file():
+        frame = pd.read_parquet(parquet)
+    else:
+        raise InputError(f"report: no results.csv in {root} (make one with "
+                         "'snficon campaign FILE -o RESULTS')")
+    for column in ("options", "groups"):
+        if column not in frame:
+            frame[column] = ""
+        frame[column] = frame[column].fillna("").astype(str)
+    if "status" in frame:
+        frame = frame[frame["status"] == "done"]
+    frame = frame.copy()
+    frame["case"] = frame["platform"].astype(str) + " / " + frame["workload"].astype(str)
+    frame["label"] = frame["policy"].map(policy_label)
+    frame["rank"] = frame["policy"].map(policy_rank)
+    frame["changed"] = frame["options"].map(_option_keys)
+    return frame.reset_index(drop=True)
+
+
+def _option_keys(text: str) -> tuple[str, ...]:
+    return tuple(sorted(item.partition("=")[0] for item in text.split() if "=" in item))
+
+
+def base_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (case, policy) at the policy's default options."""
+    rows = frame[frame["changed"].map(len) == 0]
+    rows = rows.sort_values(["case", "rank"]).drop_duplicates(["case", "policy"])
+    return rows.reset_index(drop=True)
+
+
+def cases(frame: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(frame.sort_values("case")["case"]))
+
+
+def sweep_rows(frame: pd.DataFrame, option: str) -> pd.DataFrame:
+    """Rows that vary only ``option`` (plus the default runs of the same case and policy)."""
+    if option not in frame.columns:
+        return frame.iloc[0:0]
+    varied = frame[frame["changed"] == (option,)]
+    if varied.empty:
+        return varied
+    keys = set(zip(varied["case"], varied["policy"], strict=True))
+    defaults = base_rows(frame)
+    defaults = defaults[[(c, p) in keys for c, p in zip(defaults["case"], defaults["policy"],
+                                                         strict=True)]]
+    rows = pd.concat([varied, defaults]).drop_duplicates(["case", "policy", option])
+    return rows.sort_values(["case", "rank", option]).reset_index(drop=True)
+
+
+def profile_scores(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per-spoke scores in [0, 1], larger is better (best in the panel = 1)."""
+    scores = pd.DataFrame(index=rows.index)
+    for column, name, larger_better in PROFILE_METRICS:
+        values = pd.to_numeric(rows.get(column), errors="coerce").astype(float)
+        if larger_better:
+            best = values.max()
+            scores[name] = values / best if best and best > 0 else np.nan
+        else:
+            best = values.min()
+            scores[name] = np.where(values > 0, best / values, 1.0) if best == best else np.nan
+    return scores.fillna(0.0).clip(0.0, 1.0)
+
+
+def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Points not dominated (both coordinates minimised)."""
+    keep = np.ones(len(x), dtype=bool)
+    for i in range(len(x)):
+        dominated = (x <= x[i]) & (y <= y[i]) & ((x < x[i]) | (y < y[i]))
+        keep[i] = not dominated.any()
+    return keep

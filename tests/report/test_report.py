@@ -1,0 +1,112 @@
+"""Report generation on a small real campaign: every figure is a valid image, tables are there."""
+
+from __future__ import annotations
+
+import argparse
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from snficon.commands import report as report_command
+from snficon.errors import InputError
+from snficon.report import build_report
+from snficon.report.build import markdown_table
+from snficon.report.data import load_results, pareto_mask, profile_scores, sweep_rows
+
+FIGURES = ("base_comparison", "profiles", "modes", "pareto", "size_bins", "sweep_alpha",
+           "sweep_t_m", "gantt")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def report_dir(small_results: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    written = build_report(small_results, out)
+    assert written.skipped == []
+    return out
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_figure_is_a_valid_png_and_svg(report_dir: Path, name: str):
+    png = report_dir / "figures" / f"{name}.png"
+    svg = report_dir / "figures" / f"{name}.svg"
+    assert png.read_bytes()[:8] == PNG_SIGNATURE
+    assert png.stat().st_size > 1000
+    root = ET.parse(svg).getroot()
+    assert root.tag.endswith("svg")
+
+
+def test_no_temporary_files_left(report_dir: Path):
+    leftovers = [p.name for p in report_dir.rglob("*") if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+def test_markdown_has_the_tables(report_dir: Path):
+    text = (report_dir / "report.md").read_text()
+    for heading in ("Summary", "Base comparison", "Multi-metric profiles", "Mode occupancy",
+                    "Waiting-time / energy", "job size", "alpha sweep", "T_M (h) sweep",
+                    "Gantt chart"):
+        assert heading in text, heading
+    for name in FIGURES:
+        assert f"(figures/{name}.png)" in text
+    assert text.count("| case | policy |") >= 6
+    summary = text.split("## Summary")[1].split("##")[0]
+    for label in ("FCFS/B+IPM", "SNF+IPM", "SNF-ICON"):
+        assert f"| {label} |" in summary
+    assert "| AW | MW | AS | AR | SU | EE |" in text
+    assert "| state | node-hours |" in text
+
+
+def test_html_has_the_figures_inline(report_dir: Path):
+    text = (report_dir / "report.html").read_text()
+    assert text.count('src="data:image/png;base64,') == len(FIGURES)
+    assert text.count("<table>") >= len(FIGURES)
+    assert "figures/" not in text
+
+
+def test_sweeps_include_the_default_point(small_results: Path):
+    frame = load_results(small_results)
+    alpha = sweep_rows(frame, "alpha")
+    assert sorted(alpha["alpha"]) == [10, 5000, 20000]
+    t_m = sweep_rows(frame, "t_m")
+    assert sorted(t_m["t_m"]) == [3600, 7200, 14400]
+
+
+def test_report_command(small_results: Path, tmp_path: Path, capsys):
+    parser = argparse.ArgumentParser(prog="snficon")
+    report_command.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["report", str(small_results), "-o", str(tmp_path / "r"),
+                              "--gantt-hours", "1"])
+    assert args.func(args) == 0
+    assert (tmp_path / "r" / "report.html").is_file()
+    assert "16 files" in capsys.readouterr().out
+
+
+def test_missing_results_is_an_input_error(tmp_path: Path):
+    with pytest.raises(InputError, match="results.csv"):
+        load_results(tmp_path)
+
+
+def test_pareto_mask():
+    x = np.array([1.0, 2.0, 3.0, 2.0])
+    y = np.array([3.0, 1.0, 0.5, 2.0])
+    assert pareto_mask(x, y).tolist() == [True, True, True, False]
+
+
+def test_profile_scores_best_is_one():
+    rows = pd.DataFrame({"mean_wait": [100.0, 50.0], "max_wait": [10.0, 20.0],
+                         "mean_slowdown": [1.0, 2.0], "mean_response": [5.0, 5.0],
+                         "utilization": [0.4, 0.2], "ee": [0.9, 0.8]})
+    scores = profile_scores(rows)
+    assert scores["AW"].tolist() == [0.5, 1.0]
+    assert scores["SU"].tolist() == [1.0, 0.5]
+    assert scores["AR"].tolist() == [1.0, 1.0]
+
+
+def test_markdown_table_escapes_and_blanks():
+    table = pd.DataFrame({"a": ["x|y", None], "b": [1.23456, float("nan")]})
+    assert markdown_table(table).splitlines() == [
+        "| a | b |", "|---|---|", "| x\\|y | 1.235 |", "|  |  |"]
