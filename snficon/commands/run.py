@@ -37,7 +37,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--workload", required=True, action="append",
                         help="Batsim JSON workload (repeatable)")
     who = parser.add_mutually_exclusive_group()
-    who.add_argument("--policy", default="fcfs", choices=sorted(POLICIES),
+    who.add_argument("--policy", default="snficon", choices=sorted(POLICIES),
                      help="scheduling policy (default: %(default)s)")
     who.add_argument("--scheduler", metavar="FILE.py",
                      help="any pybatsim scheduler file instead of a policy")
