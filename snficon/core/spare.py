@@ -185,11 +185,6 @@ def _segment(p_first, d_first, p_after, h: float) -> np.ndarray:
     return p_first * np.minimum(d_first, h) + p_after * np.maximum(h - d_first, 0.0)
 
 
-def _power(energy: np.ndarray, duration: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(duration > 0.0, energy / np.where(duration > 0.0, duration, 1.0), 0.0)
-
-
 def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
              params: IconParams, exclude: Sequence[int]) -> _Setting:
     state = nodes.state
@@ -219,7 +214,13 @@ def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
 
     p_sleep = np.asarray(p_sleep_w, dtype=float)
     t_on, t_off, p_idle = nodes.t_on_s, nodes.t_off_s, nodes.p_idle_w
-    p_on, p_off = _power(nodes.e_on_j, t_on), _power(nodes.e_off_j, t_off)
+    # Nodes that switch or sleep can sleep: finite, positive transition times.
+    p_on = np.zeros(nodes.size)
+    p_off = np.zeros(nodes.size)
+    on_ids = np.concatenate([up, asleep])
+    off_ids = np.concatenate([down, expired, optional])
+    p_on[on_ids] = nodes.e_on_j[on_ids] / t_on[on_ids]
+    p_off[off_ids] = nodes.e_off_j[off_ids] / t_off[off_ids]
     a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
     b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
     # Lemma 2 for every unfinished or started transition, in one pass.
