@@ -113,10 +113,7 @@ class BatsimEngine:
         self._seq = 0
         self._pending: list[dict[str, Any]] = []
         self._jobs: dict[str, EngineJob] = {}
-        self._running = 0
         self._unfinished = 0
-        self._switching = 0
-        self._calls = 0
         self._submitters_left = 0
         self._ends_sent = False
         self._finished = False
@@ -211,7 +208,6 @@ class BatsimEngine:
         while self._heap and self._heap[0][0] == due_time:
             _, _, _, kind, data = heapq.heappop(self._heap)
             if kind == "call":
-                self._calls -= 1
                 events.append(self._event("REQUESTED_CALL", {}))
             elif kind == "job_end":
                 events.append(self._end_job(*data))
@@ -351,7 +347,6 @@ class BatsimEngine:
         machines.set_power(self.now, nodes, power)
         self._record_states()
         self._energy_row("s")
-        self._running += 1
         duration = self._duration(job, nodes)
         walltime = job.spec.walltime
         final = "COMPLETED_SUCCESSFULLY"
@@ -371,7 +366,6 @@ class BatsimEngine:
         machines.set_state(self.now, nodes, MachineState.IDLE)
         machines.set_power(self.now, nodes, machines.idle_power(nodes))
         job.state = final
-        self._running -= 1
         self._unfinished -= 1
         self._record_states()
         self._energy_row("e")
@@ -405,7 +399,6 @@ class BatsimEngine:
                                 f"(now is {self.now!r})")
         if math.isinf(when):
             raise ProtocolError(f"{where}: CALL_ME_LATER at an infinite time")
-        self._calls += 1
         self._push(float(when), RANK_SLEEPER, "call", None)
 
     # ------------------------------------------------------------------ pstates
@@ -462,7 +455,6 @@ class BatsimEngine:
         self._record_states()
         request = SwitchRequest(alloc_text=alloc_text, target_pstate=target,
                                 sleeping=to_sleep, waiting=len(moving))
-        self._switching += 1
         ends: dict[float, list[int]] = {}
         for node, virtual in virtual_of.items():
             ends.setdefault(hosts[node].transition_seconds(virtual), []).append(node)
@@ -482,7 +474,6 @@ class BatsimEngine:
         request.waiting -= len(nodes)
         if request.waiting:
             return []
-        self._switching -= 1
         self.tables.pstate_changes.append((self.now, request.alloc_text, target))
         return [self._event("RESOURCE_STATE_CHANGED",
                             {"resources": request.alloc_text, "state": str(target)})]
