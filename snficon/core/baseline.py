@@ -20,6 +20,7 @@ import numpy as np
 from snficon.core import view as ns
 from snficon.core.ipm import nodes_to_switch_off
 from snficon.core.order import fcfs_order, snf_order
+from snficon.core.params import params_from_options
 from snficon.core.plan import (
     PlannedJob,
     choose_nodes,
@@ -29,7 +30,6 @@ from snficon.core.plan import (
     wake_times,
 )
 from snficon.core.view import ClusterView, Decisions, JobStart, NodeTable, QueuedJob
-from snficon.errors import InputError
 
 DEFAULT_TIMEOUT_S = 7200.0
 #: A wake time this close to now is now: (now + T_on) - T_on may land one ulp above it.
@@ -46,28 +46,6 @@ class BaselineParams:
     def from_options(cls, options: dict[str, Any]) -> BaselineParams:
         """Build from ``-o`` JSON; an unknown key is an error listing the known ones."""
         return params_from_options(cls, options)
-
-
-def params_from_options(cls: Any, options: dict[str, Any]) -> Any:
-    """Instantiate the frozen parameter dataclass ``cls`` from a dict of options."""
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise InputError(f"unknown option(s) {unknown} (known: {', '.join(sorted(known))})")
-    values = {}
-    for name, value in options.items():
-        default = known[name].default
-        if default is None and value is None:
-            values[name] = None
-            continue
-        kind = type(default) if default is not None else int
-        try:
-            values[name] = kind(value) if kind is not bool or isinstance(value, bool) else None
-        except (TypeError, ValueError):
-            values[name] = None
-        if values[name] is None:
-            raise InputError(f"option {name!r}: {value!r} is not a {kind.__name__}")
-    return cls(**values)
 
 
 class Dispatch:

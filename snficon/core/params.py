@@ -1,4 +1,4 @@
-"""SNF-ICON's parameters: the paper's Table I, one frozen record.
+"""Policy options: SNF-ICON's parameters (the paper's Table I) and their parsing.
 
 Every field is a pybatsim ``-o`` option of ``snficon`` under the same name;
 the README lists them next to their symbols. ``s_max`` = None means the
@@ -7,10 +7,33 @@ platform size.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from snficon.core.baseline import params_from_options
+from snficon.errors import InputError
+
+
+def params_from_options(cls: Any, options: dict[str, Any]) -> Any:
+    """Instantiate the frozen parameter dataclass ``cls`` from a dict of options."""
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise InputError(f"unknown option(s) {unknown} (known: {', '.join(sorted(known))})")
+    values = {}
+    for name, value in options.items():
+        default = known[name].default
+        if default is None and value is None:
+            values[name] = None
+            continue
+        kind = type(default) if default is not None else int
+        try:
+            values[name] = kind(value) if kind is not bool or isinstance(value, bool) else None
+        except (TypeError, ValueError):
+            values[name] = None
+        if values[name] is None:
+            raise InputError(f"option {name!r}: {value!r} is not a {kind.__name__}")
+    return cls(**values)
 
 
 @dataclass(frozen=True)

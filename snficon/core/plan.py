@@ -17,8 +17,6 @@ from snficon.core.view import NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
 STATE_RANK = np.array([1, 0, 2, 3, 3])  # indexed by NodeState
-_IDLE, _ON, _OFF, _SLEEPING = (int(ns.IDLE), int(ns.SWITCHING_ON),
-                               int(ns.SWITCHING_OFF), int(ns.SLEEPING))
 
 
 def release_map(nodes: NodeTable, now: float) -> np.ndarray:
@@ -60,14 +58,14 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     if exclude is not None and len(exclude):
         candidates = np.setdiff1d(candidates, exclude, assume_unique=True)
     state = nodes.state[candidates]
-    idle = state == _IDLE
+    idle = state == ns.IDLE
     recent = np.where(idle, nodes.idle_since_s[candidates], -np.inf)
     if idle.all():  # the usual immediate start: no transition, same rank
         cost = nodes.p_idle_w[candidates] * (start - release[candidates])
         order = np.lexsort((candidates, -recent, cost))
         return candidates[order[:count]]
     cost = transition_energy(nodes, candidates, now)
-    awake = (state != _SLEEPING) & (state != _OFF)
+    awake = (state != ns.SLEEPING) & (state != ns.SWITCHING_OFF)
     cost = cost + np.where(awake, nodes.p_idle_w[candidates] * (start - release[candidates]),
                            0.0)
     order = np.lexsort((candidates, -recent, STATE_RANK[state], cost))
@@ -82,15 +80,16 @@ def transition_energy(nodes: NodeTable, ids: np.ndarray, now: float) -> np.ndarr
     """
     state = nodes.state[ids]
     energy = np.zeros(len(ids))
-    asleep = state == _SLEEPING
+    asleep = state == ns.SLEEPING
     energy[asleep] = nodes.e_on_j[ids[asleep]]
-    for code, power_of in ((_ON, _switch_on_power), (_OFF, _switch_off_power)):
+    for code, power_of in ((ns.SWITCHING_ON, _switch_on_power),
+                           (ns.SWITCHING_OFF, _switch_off_power)):
         moving = state == code
         if moving.any():
             which = ids[moving]
             left = np.maximum(nodes.transition_end_s[which] - now, 0.0)
             energy[moving] = power_of(nodes, which) * left
-            if code == _OFF:
+            if code == ns.SWITCHING_OFF:
                 energy[moving] += nodes.e_on_j[which]
     return energy
 
