@@ -24,6 +24,7 @@ from procset import ProcSet
 from snficon.adapter.tracker import ClusterTracker
 from snficon.analysis.decision_log import DecisionLog, DecisionRow
 from snficon.core.view import ClusterView, Decisions, Trigger
+from snficon.engine.protocol import intervals
 from snficon.errors import InputError
 from snficon.platform.model import PowerModel
 from snficon.platform.reader import read_platform
@@ -42,16 +43,7 @@ def _sleep_pstate(resource: dict[str, Any]) -> int | None:
 
 def procset_of(nodes: Sequence[int]) -> ProcSet:
     """A ProcSet of node ids, built from their intervals (fast for large sets)."""
-    ids = sorted(set(int(n) for n in nodes))
-    intervals = []
-    first = last = ids[0]
-    for node in ids[1:]:
-        if node != last + 1:
-            intervals.append((first, last))
-            first = node
-        last = node
-    intervals.append((first, last))
-    return ProcSet(*intervals)
+    return ProcSet(*intervals(nodes))
 
 
 def requested_time(job: Job) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,11 +77,20 @@ def parse_resources(text: str) -> tuple[np.ndarray, str]:
     return nodes, " ".join(str(a) if a == b else f"{a}-{b}" for a, b in intervals)
 
 
-def format_resources(nodes: np.ndarray) -> str:
-    """Batsim's text for sorted unique machine ids: intervals joined by spaces (``"0-3 7"``)."""
-    if len(nodes) == 1:
-        return str(int(nodes[0]))
-    breaks = np.flatnonzero(np.diff(nodes) != 1)
-    starts = np.concatenate(([nodes[0]], nodes[breaks + 1])).tolist()
-    ends = np.concatenate((nodes[breaks], [nodes[-1]])).tolist()
-    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(starts, ends, strict=True))
+def intervals(nodes: Iterable[int]) -> list[tuple[int, int]]:
+    """Maximal runs of consecutive machine ids, ascending: [0, 1, 2, 7] -> [(0, 2), (7, 7)]."""
+    ids = sorted({int(n) for n in nodes})
+    runs: list[tuple[int, int]] = []
+    first = last = ids[0]
+    for node in ids[1:]:
+        if node != last + 1:
+            runs.append((first, last))
+            first = node
+        last = node
+    runs.append((first, last))
+    return runs
+
+
+def format_resources(nodes: Iterable[int]) -> str:
+    """Batsim's text for a set of machine ids: intervals joined by spaces (``"0-3 7"``)."""
+    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in intervals(nodes))
