@@ -3,12 +3,9 @@
 #
 #   nix-shell nix/shell.nix          # from the repository root
 #
-# Pins: see default.nix (nur-kapack a9e0345f8f5d2cb10ba656f1b23dcdec7f2efa0c).
-{ pkgs ? import (fetchTarball
-    "https://github.com/NixOS/nixpkgs/archive/24.11.tar.gz") { }
-, kapack ? import (fetchTarball
-    "https://github.com/oar-team/nur-kapack/archive/a9e0345f8f5d2cb10ba656f1b23dcdec7f2efa0c.tar.gz")
-    { inherit pkgs; }
+# Pins: see pins.nix (nur-kapack a9e0345f8f5d2cb10ba656f1b23dcdec7f2efa0c).
+{ pkgs ? (import ./pins.nix).pkgs
+, kapack ? (import ./pins.nix).kapack
 }:
 
 let

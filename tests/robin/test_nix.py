@@ -10,7 +10,7 @@ import pytest
 from tests.robin.conftest import REPO_ROOT
 
 
-@pytest.mark.parametrize("name", ["shell.nix", "default.nix"])
+@pytest.mark.parametrize("name", ["shell.nix", "default.nix", "pins.nix"])
 def test_nix_expression_parses(name):
     path = REPO_ROOT / "nix" / name
     assert path.is_file()
