@@ -9,6 +9,7 @@ import numpy as np
 from snficon.adapter.scheduler import Policy, PolicyScheduler
 from snficon.core.controller import IconMemory, decide_icon
 from snficon.core.params import IconParams
+from snficon.core.spare import SpareCosts
 from snficon.core.view import ClusterView, Decisions
 from snficon.platform.model import PowerModel
 
@@ -28,9 +29,12 @@ class IconPolicy:
         self.params = params
         self.p_sleep_w = np.asarray(power.p_sleep_w)
         self.memory = IconMemory.initial(len(self.p_sleep_w), params)
+        self.costs: SpareCosts | None = None
 
     def __call__(self, view: ClusterView) -> Decisions:
-        decisions, self.memory = decide_icon(view, self.memory, self.params, self.p_sleep_w)
+        if self.costs is None:  # the platform's constants, from the first view's node arrays
+            self.costs = SpareCosts.of(view.nodes, self.p_sleep_w, self.params)
+        decisions, self.memory = decide_icon(view, self.memory, self.params, self.costs)
         return decisions
 
 

@@ -7,11 +7,3 @@
 - :mod:`~snficon.campaign.runner` resumes, reports progress, writes the table
   of :mod:`~snficon.campaign.results`.
 """
-
-from snficon.campaign.config import Campaign, read_campaign
-from snficon.campaign.expand import RunSpec, check_inputs, expand, make_specs
-from snficon.campaign.runner import run_campaign
-from snficon.campaign.runs import execute, run_id, run_status
-
-__all__ = ["Campaign", "RunSpec", "check_inputs", "execute", "expand", "make_specs",
-           "read_campaign", "run_campaign", "run_id", "run_status"]

@@ -21,13 +21,14 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from snficon.campaign.expand import RunSpec
 from snficon.campaign.runs import DONE, FAILED, METRICS, error_summary, run_status
 from snficon.fileio import atomic_write_text
+
+if TYPE_CHECKING:  # pandas costs most of a command's start-up: imported where a table is made
+    import pandas as pd
 
 LOG = logging.getLogger(__name__)
 
@@ -37,6 +38,8 @@ BASE_COLUMNS = ("id", "status", "groups", "policy", "platform", "workload", "wor
 
 def results_frame(specs: Sequence[RunSpec]) -> pd.DataFrame:
     """The table of ``specs`` as they stand on disk."""
+    import pandas as pd
+
     rows: list[dict[str, Any]] = []
     metric_names: list[str] = []
     option_names: list[str] = []
@@ -85,6 +88,8 @@ def option_text(value: Any) -> str:
 
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
     """Number columns as float64, integer and boolean ones as nullable Int64 and boolean."""
+    import pandas as pd
+
     for column in frame.columns:
         values = [v for v in frame[column] if v is not None and not pd.isna(v)]
         if not values:

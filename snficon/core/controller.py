@@ -28,7 +28,7 @@ from snficon.core.ipm import nodes_to_switch_off
 from snficon.core.params import IconParams
 from snficon.core.plan import release_map, sequential_plan
 from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
-from snficon.core.spare import choose_spare_target, completion_rate
+from snficon.core.spare import SpareCosts, choose_spare_target, completion_rate
 from snficon.core.view import ClusterView, Decisions, NodeTable, Trigger
 
 MODE_ICON = "icon"
@@ -99,8 +99,11 @@ def predicted_releases(nodes: NodeTable, now: float,
 
 
 def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
-                p_sleep_w: np.ndarray) -> tuple[Decisions, IconMemory]:
-    """One invocation of SNF-ICON (paper, Algorithm 1)."""
+                p_sleep_w: np.ndarray | SpareCosts) -> tuple[Decisions, IconMemory]:
+    """One invocation of SNF-ICON (paper, Algorithm 1).
+
+    ``p_sleep_w``: the nodes' sleep power (W), or the platform's :class:`SpareCosts`.
+    """
     memory = observe(view, memory, params)
     arrival = memory.arrivals.screen(view.now, params)
     service = memory.service.screen(view.now, params)

@@ -185,26 +185,66 @@ def _segment(p_first, d_first, p_after, h: float) -> np.ndarray:
     return p_first * np.minimum(d_first, h) + p_after * np.maximum(h - d_first, 0.0)
 
 
-def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
+@dataclass(frozen=True)
+class SpareCosts:
+    """Per-node constants of the spare search: they depend on the platform and on alpha, beta.
+
+    ``p_sleep_w``: sleep power; ``p_on_w`` = E_on / T_on and ``p_off_w`` = E_off / T_off,
+    the powers of a transition (eq. 36; 0 for a node that cannot sleep); ``can_sleep``:
+    finite transition times; ``wake_order``: every node by ascending alpha T_on + beta E_on,
+    then id (the order sleeping nodes are woken in); ``keep_order``: every node by ascending
+    idle power, then id (the order optional idle nodes are kept in). Build it once per
+    platform with :meth:`of` and pass it to :func:`choose_spare_target`.
+    """
+
+    p_sleep_w: np.ndarray
+    p_on_w: np.ndarray
+    p_off_w: np.ndarray
+    can_sleep: np.ndarray
+    wake_order: np.ndarray
+    keep_order: np.ndarray
+
+    @classmethod
+    def of(cls, nodes: NodeTable, p_sleep_w, params: IconParams) -> SpareCosts:
+        """The constants of ``nodes`` (only their power model is read) under ``params``."""
+        can_sleep = np.isfinite(nodes.t_on_s) & np.isfinite(nodes.t_off_s)
+        ids = np.arange(nodes.size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_on = np.where(can_sleep, nodes.e_on_j / nodes.t_on_s, 0.0)
+            p_off = np.where(can_sleep, nodes.e_off_j / nodes.t_off_s, 0.0)
+        wake_key = params.alpha * nodes.t_on_s + params.beta * nodes.e_on_j
+        costs = cls(p_sleep_w=np.array(p_sleep_w, dtype=float), p_on_w=p_on, p_off_w=p_off,
+                    can_sleep=can_sleep, wake_order=np.lexsort((ids, wake_key)),
+                    keep_order=np.lexsort((ids, nodes.p_idle_w)))
+        for array in (costs.p_sleep_w, p_on, p_off, can_sleep, costs.wake_order,
+                      costs.keep_order):
+            array.setflags(write=False)
+        return costs
+
+    @classmethod
+    def of_platform(cls, nodes: NodeTable, platform, params: IconParams) -> SpareCosts:
+        """``platform`` itself when it is already a :class:`SpareCosts`, else :meth:`of`."""
+        return platform if isinstance(platform, cls) else cls.of(nodes, platform, params)
+
+
+def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c: float,
              params: IconParams, exclude: Sequence[int]) -> _Setting:
     state = nodes.state
     free = np.ones(nodes.size, dtype=bool)
     free[np.asarray(exclude, dtype=int)] = False
-    can_sleep = np.isfinite(nodes.t_on_s) & np.isfinite(nodes.t_off_s)
+    can_sleep = costs.can_sleep
     idle = free & (state == ns.IDLE)
     timer_end = nodes.idle_since_s + params.timeout
     expired_mask = idle & can_sleep & (timer_end <= now)
     rest = idle & ~expired_mask
     forced_mask = rest if params.respect_timeout else rest & ~can_sleep
-    ids = np.arange(nodes.size)
-    optional = np.flatnonzero(rest & ~forced_mask)
-    optional = optional[np.lexsort((optional, nodes.p_idle_w[optional]))]
-    asleep = np.flatnonzero(free & (state == ns.SLEEPING))
-    wake_key = params.alpha * nodes.t_on_s[asleep] + params.beta * nodes.e_on_j[asleep]
-    asleep = asleep[np.lexsort((asleep, wake_key))]
-    up = ids[free & (state == ns.SWITCHING_ON)]
-    down = ids[free & (state == ns.SWITCHING_OFF)]
-    forced, expired = ids[forced_mask], ids[expired_mask]
+    optional_mask = rest & ~forced_mask
+    optional = costs.keep_order[optional_mask[costs.keep_order]]
+    asleep_mask = free & (state == ns.SLEEPING)
+    asleep = costs.wake_order[asleep_mask[costs.wake_order]]
+    up = np.flatnonzero(free & (state == ns.SWITCHING_ON))
+    down = np.flatnonzero(free & (state == ns.SWITCHING_OFF))
+    forced, expired = np.flatnonzero(forced_mask), np.flatnonzero(expired_mask)
 
     # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
     future = timer_end[idle & can_sleep & (timer_end > now)] - now
@@ -212,15 +252,8 @@ def _setting(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
     pi_a, lam_e = event_rates(lam, lam_c)
     h = capped_horizon(lam_e, h_cap)
 
-    p_sleep = np.asarray(p_sleep_w, dtype=float)
+    p_sleep, p_on, p_off = costs.p_sleep_w, costs.p_on_w, costs.p_off_w
     t_on, t_off, p_idle = nodes.t_on_s, nodes.t_off_s, nodes.p_idle_w
-    # Nodes that switch or sleep can sleep: finite, positive transition times.
-    p_on = np.zeros(nodes.size)
-    p_off = np.zeros(nodes.size)
-    on_ids = np.concatenate([up, asleep])
-    off_ids = np.concatenate([down, expired, optional])
-    p_on[on_ids] = nodes.e_on_j[on_ids] / t_on[on_ids]
-    p_off[off_ids] = nodes.e_off_j[off_ids] / t_off[off_ids]
     a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
     b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
     # Lemma 2 for every unfinished or started transition, in one pass.
@@ -287,7 +320,8 @@ def direct_objective(x: int, nodes: NodeTable, p_sleep_w, now: float, lam: float
 
     Same arguments as :func:`choose_spare_target`; ``x`` must lie in x_min..x_max.
     """
-    s = _setting(nodes, p_sleep_w, now, lam, lam_c, params, exclude)
+    s = _setting(nodes, SpareCosts.of_platform(nodes, p_sleep_w, params), now, lam, lam_c,
+                 params, exclude)
     m = x - s.n_forced
     if not s.m_min <= m <= s.m_max:
         raise ValueError(f"target x={x} is outside [{s.m_min + s.n_forced}, "
@@ -349,7 +383,9 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
 
     Parameters
     ----------
-    nodes : the node arrays; sleep power is not among them, hence ``p_sleep_w`` (W, per node).
+    nodes : the node arrays.
+    p_sleep_w : sleep power (W, per node; not among the node arrays), or the platform's
+        :class:`SpareCosts` (built once per platform: each call then skips the sorts).
     now : the decision time (s).
     lam, lam_c : arrival rate and completion rate (eq. 22) (1/s).
     pmf : p_r for r = 1..len(pmf), the next job's requested nodes (eq. 19), capped to
@@ -357,7 +393,8 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     params : alpha, beta, s_min, s_max, h_max, timeout, respect_timeout.
     exclude : nodes treated as computing (e.g. just allocated to a starting job).
     """
-    s = _setting(nodes, p_sleep_w, now, lam, lam_c, params, exclude)
+    s = _setting(nodes, SpareCosts.of_platform(nodes, p_sleep_w, params), now, lam, lam_c,
+                 params, exclude)
     p = _pmf(pmf)
     d_bar = _delay_path(s, _capped_weights(p, s.k)) if s.k else np.zeros(s.m_max - s.m_min + 1)
     w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)

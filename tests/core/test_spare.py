@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from snficon.core.params import IconParams
 from snficon.core.spare import (
+    SpareCosts,
     capped_horizon,
     choose_spare_target,
     completion_rate,
@@ -243,6 +244,11 @@ def test_incremental_objective_matches_the_direct_formula(nodes, data):
     switching_on_count = int(np.sum(nodes_table.state == NodeState.SWITCHING_ON))
     assert len(result.keep) + len(result.wake) + switching_on_count == result.x
     assert not set(result.keep) & set(result.switch_off)
+    with_costs = choose_spare_target(nodes_table, SpareCosts.of(nodes_table, p_sleep, params),
+                                     *args[2:])
+    assert (with_costs.x, with_costs.wake, with_costs.switch_off, with_costs.keep) == (
+        result.x, result.wake, result.switch_off, result.keep)
+    np.testing.assert_array_equal(with_costs.j_values, result.j_values)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
