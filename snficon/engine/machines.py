@@ -74,7 +74,7 @@ class Machines:
         self._advance_energy(now)
         new = power_w if isinstance(power_w, np.ndarray) and power_w.shape == nodes.shape \
             else np.broadcast_to(np.asarray(power_w, dtype=float), nodes.shape)
-        self._power_total_w += float(new.sum() - self.power_w[nodes].sum())
+        self._power_total_w += float((new - self.power_w[nodes]).sum())
         self.power_w[nodes] = new
 
     def idle_power(self, nodes: np.ndarray) -> np.ndarray:
@@ -92,8 +92,19 @@ class Machines:
         self._wattmin_w += float(new - old)
         self.pstate[nodes] = pstate
 
-    def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
-        """Move ``nodes`` to ``state``; time spent in the state they leave is accounted."""
+    def set_state(self, now: float, nodes: np.ndarray, state: MachineState,
+                  leaving: MachineState | None = None) -> None:
+        """Move ``nodes`` to ``state``; time spent in the state they leave is accounted.
+
+        ``leaving``: the state every one of ``nodes`` is known to be in (skips a check).
+        """
+        if leaving is not None:
+            self.time_in_state[leaving] += (now - self.since[nodes]).sum()
+            self.counts[leaving] -= len(nodes)
+            self.counts[state] += len(nodes)
+            self.state[nodes] = state
+            self.since[nodes] = now
+            return
         old = self.state[nodes]
         first = old[0]
         if (old == first).all():  # the usual case: all leave the same state

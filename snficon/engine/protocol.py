@@ -55,26 +55,31 @@ def parse_resources(text: str) -> tuple[np.ndarray, str]:
     """
     if not isinstance(text, str):
         raise ValueError(f"not a string: {text!r}")
-    intervals = []
-    for token in text.split():
+    tokens = text.split()
+    if not tokens:
+        raise ValueError("empty resource set")
+    ids: list[int] = []
+    pieces: list[str] = []
+    canonical, previous = True, -2
+    for token in tokens:
         low, sep, high = token.partition("-")
         first = int(low)
         last = int(high) if sep else first
         if first < 0 or last < first:
             raise ValueError(f"bad interval {token!r}")
-        intervals.append((first, last))
-    if not intervals:
-        raise ValueError("empty resource set")
-    if len(intervals) == 1:
-        first, last = intervals[0]
-        nodes = np.arange(first, last + 1, dtype=np.int64)
-        return nodes, (str(first) if first == last else f"{first}-{last}")
-    canonical = all(b[0] > a[1] + 1 for a, b in zip(intervals, intervals[1:], strict=False))
-    nodes = np.concatenate([np.arange(a, b + 1, dtype=np.int64) for a, b in intervals])
+        canonical = canonical and first > previous + 1
+        previous = last
+        if first == last:
+            ids.append(first)
+            pieces.append(str(first))
+        else:
+            ids.extend(range(first, last + 1))
+            pieces.append(f"{first}-{last}")
+    nodes = np.array(ids, dtype=np.int64)
     if not canonical:
         nodes = np.unique(nodes)
         return nodes, format_resources(nodes)
-    return nodes, " ".join(str(a) if a == b else f"{a}-{b}" for a, b in intervals)
+    return nodes, " ".join(pieces)
 
 
 def intervals(nodes: Iterable[int]) -> list[tuple[int, int]]:

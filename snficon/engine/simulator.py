@@ -96,6 +96,20 @@ class SwitchRequest:
     waiting: int
 
 
+@dataclass(frozen=True)
+class AnswerPlace:
+    """Where an answer event sits, for error messages; formatted only when one is raised."""
+
+    now: float
+    index: int
+    kind: str = ""
+    data: Any = None
+
+    def __str__(self) -> str:
+        place = f"at t={self.now}, answer event #{self.index}"
+        return f"{place} {self.kind} {self.data!r:.200}" if self.kind else place
+
+
 class BatsimEngine:
     """Simulate a platform and workloads under a scheduler's decisions (Batsim 4 semantics)."""
 
@@ -274,25 +288,24 @@ class BatsimEngine:
             self._apply_event(index, event)
 
     def _apply_event(self, index: int, event: Any) -> None:
-        where = f"at t={self.now}, answer event #{index}"
         if not isinstance(event, dict) or "type" not in event:
-            raise ProtocolError(f"{where}: not an event object: {event!r:.200}")
+            raise ProtocolError(f"{AnswerPlace(self.now, index)}: not an event object: "
+                                f"{event!r:.200}")
         kind, data = event["type"], event.get("data", {})
-        where = f"{where} {kind} {data!r:.200}"
+        where = AnswerPlace(self.now, index, kind, data)
         stamp = event.get("timestamp", self.now)
         if stamp != self.now:
             raise UnsupportedError(f"{where}: timestamp {stamp!r} differs from now; "
                                    "delayed decisions are not supported by the embedded engine")
-        if kind not in SUPPORTED_ANSWERS:
+        handler = self._answer_handlers.get(kind)
+        if handler is None:
             raise UnsupportedError(f"{where}: event type {kind!r} is not supported by the "
                                    f"embedded engine (supported: {', '.join(SUPPORTED_ANSWERS)})")
         if not isinstance(data, dict):
             raise ProtocolError(f"{where}: 'data' is not an object")
-        handler = {"EXECUTE_JOB": self._execute, "REJECT_JOB": self._reject,
-                   "SET_RESOURCE_STATE": self._set_state, "CALL_ME_LATER": self._call_later}
-        handler[kind](where, data)
+        handler(self, where, data)
 
-    def _job_for(self, where: str, data: dict[str, Any]) -> EngineJob:
+    def _job_for(self, where: AnswerPlace, data: dict[str, Any]) -> EngineJob:
         job_id = data.get("job_id")
         job = self._jobs.get(job_id) if isinstance(job_id, str) else None
         if job is None or job.state == "NOT_SUBMITTED":
@@ -301,7 +314,7 @@ class BatsimEngine:
             raise ProtocolError(f"{where}: job {job_id} is already {job.state.lower()}")
         return job
 
-    def _nodes(self, where: str, text: Any, field_name: str) -> tuple[np.ndarray, str]:
+    def _nodes(self, where: AnswerPlace, text: Any, field_name: str) -> tuple[np.ndarray, str]:
         try:
             nodes, canonical = parse_resources(text)
         except ValueError as exc:
@@ -313,19 +326,19 @@ class BatsimEngine:
                                 f"{self.platform.nb_nodes - 1})")
         return nodes, canonical
 
-    def _execute(self, where: str, data: dict[str, Any]) -> None:
+    def _execute(self, where: AnswerPlace, data: dict[str, Any]) -> None:
         job = self._job_for(where, data)
-        extra = set(data) - {"job_id", "alloc"}
+        extra = [] if len(data) == 2 else sorted(set(data) - {"job_id", "alloc"})
         if extra:
-            raise UnsupportedError(f"{where}: EXECUTE_JOB fields {sorted(extra)} are not "
+            raise UnsupportedError(f"{where}: EXECUTE_JOB fields {extra} are not "
                                    "supported by the embedded engine")
         nodes, alloc_text = self._nodes(where, data.get("alloc"), "alloc")
         if len(nodes) != job.spec.res:
             raise ProtocolError(f"{where}: job {job.full_id} asks for {job.spec.res} machine(s) "
                                 f"but the allocation has {len(nodes)}")
-        states = self.machines.state[nodes]
-        busy = nodes[states != MachineState.IDLE]
-        if len(busy):
+        not_idle = self.machines.state[nodes] != MachineState.IDLE
+        if not_idle.any():
+            busy = nodes[not_idle]
             node = int(busy[0])
             state = MachineState(int(self.machines.state[node])).label
             raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which is {state}")
@@ -343,7 +356,7 @@ class BatsimEngine:
         job.state, job.nodes, job.alloc_text, job.start = "RUNNING", nodes, alloc_text, self.now
         busy = job.profile.type != PROFILE_DELAY
         power = machines.busy_power(nodes) if busy else machines.idle_power(nodes)
-        machines.set_state(self.now, nodes, MachineState.COMPUTING)
+        machines.set_state(self.now, nodes, MachineState.COMPUTING, leaving=MachineState.IDLE)
         machines.set_power(self.now, nodes, power)
         self._record_states()
         self._energy_row("s")
@@ -363,7 +376,7 @@ class BatsimEngine:
         assert nodes is not None
         machines = self.machines
         elapsed = self.now - job.start
-        machines.set_state(self.now, nodes, MachineState.IDLE)
+        machines.set_state(self.now, nodes, MachineState.IDLE, leaving=MachineState.COMPUTING)
         machines.set_power(self.now, nodes, machines.idle_power(nodes))
         job.state = final
         self._unfinished -= 1
@@ -381,7 +394,7 @@ class BatsimEngine:
             "job_id": job.full_id, "job_state": final, "return_code": return_code,
             "alloc": job.alloc_text})
 
-    def _reject(self, where: str, data: dict[str, Any]) -> None:
+    def _reject(self, where: AnswerPlace, data: dict[str, Any]) -> None:
         job = self._job_for(where, data)
         job.state = "REJECTED"
         self._unfinished -= 1
@@ -390,7 +403,7 @@ class BatsimEngine:
             submission_time=job.spec.subtime, requested_resources=job.spec.res,
             requested_time=job.spec.walltime, final_state="REJECTED"))
 
-    def _call_later(self, where: str, data: dict[str, Any]) -> None:
+    def _call_later(self, where: AnswerPlace, data: dict[str, Any]) -> None:
         when = data.get("timestamp")
         if isinstance(when, bool) or not isinstance(when, int | float) or math.isnan(when):
             raise ProtocolError(f"{where}: 'timestamp' is not a number")
@@ -403,7 +416,7 @@ class BatsimEngine:
 
     # ------------------------------------------------------------------ pstates
 
-    def _set_state(self, where: str, data: dict[str, Any]) -> None:
+    def _set_state(self, where: AnswerPlace, data: dict[str, Any]) -> None:
         if not self.energy:
             raise ProtocolError(f"{where}: SET_RESOURCE_STATE needs the energy model: run with -E")
         nodes, alloc_text = self._nodes(where, data.get("resources"), "resources")
@@ -477,6 +490,10 @@ class BatsimEngine:
         self.tables.pstate_changes.append((self.now, request.alloc_text, target))
         return [self._event("RESOURCE_STATE_CHANGED",
                             {"resources": request.alloc_text, "state": str(target)})]
+
+    #: The scheduler's answer events and their handlers (SUPPORTED_ANSWERS).
+    _answer_handlers = {"EXECUTE_JOB": _execute, "REJECT_JOB": _reject,
+                        "SET_RESOURCE_STATE": _set_state, "CALL_ME_LATER": _call_later}
 
     # ------------------------------------------------------------------ traces
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from batsim.batsim import BatsimScheduler, Job
-from procset import ProcSet
+
+from snficon.adapter.scheduler import procset_of, sleep_pstate_of
 
 DEFAULT_TIMEOUT_S = 7200.0
 
-
-def _sleep_pstate(resource: dict[str, Any]) -> int | None:
-    spec = resource.get("properties", {}).get("sleep_pstates")
-    return int(spec.split(",")[0].split(":")[0]) if spec else None
+#: Node states, as codes in :attr:`SimpleFcfs.state`.
+IDLE, COMPUTING, SLEEPING, SWITCHING_ON, SWITCHING_OFF = range(5)
 
 
 class SimpleFcfs(BatsimScheduler):
@@ -34,16 +34,16 @@ class SimpleFcfs(BatsimScheduler):
                              "(known: timeout)")
         self.timeout_s = float(self.options.get("timeout", DEFAULT_TIMEOUT_S))
         self.queue: list[Job] = []
-        self.state: list[str] = []
-        self.idle_since: list[float] = []
+        self.state = np.zeros(0, dtype=np.int8)
+        self.idle_since = np.zeros(0)
         self.sleep_pstate: int | None = None
         self.calls: set[float] = set()
 
     def onSimulationBegins(self) -> None:  # noqa: N802 (pybatsim hook)
         n = self.bs.nb_compute_resources
-        self.sleep_pstate = _sleep_pstate(self.bs.compute_resources[0])
-        self.state = ["idle"] * n
-        self.idle_since = [0.0] * n
+        self.sleep_pstate = sleep_pstate_of(self.bs.compute_resources[0])
+        self.state = np.full(n, IDLE, dtype=np.int8)
+        self.idle_since = np.zeros(n)
 
     def onJobSubmission(self, job: Job) -> None:  # noqa: N802
         if job.requested_resources > len(self.state):
@@ -52,24 +52,23 @@ class SimpleFcfs(BatsimScheduler):
             self.queue.append(job)
 
     def onJobCompletion(self, job: Job) -> None:  # noqa: N802
-        for node in job.allocation:
-            self.state[node] = "idle"
-            self.idle_since[node] = self.bs.time()
+        for first, last in job.allocation.intervals():
+            self.state[first:last + 1] = IDLE
+            self.idle_since[first:last + 1] = self.bs.time()
 
     def onMachinePStateChanged(self, nodes: tuple[int, int], pstate: str) -> None:  # noqa: N802
         asleep = self.sleep_pstate is not None and int(pstate) == self.sleep_pstate
-        for node in range(nodes[0], nodes[1] + 1):
-            self.state[node] = "sleeping" if asleep else "idle"
-            self.idle_since[node] = self.bs.time()
+        self.state[nodes[0]:nodes[1] + 1] = SLEEPING if asleep else IDLE
+        self.idle_since[nodes[0]:nodes[1] + 1] = self.bs.time()
 
     def onRequestedCall(self) -> None:  # noqa: N802
         """Decisions are taken once per message, in :meth:`onNoMoreEvents`."""
 
-    def _in_state(self, state: str) -> list[int]:
-        return [node for node, s in enumerate(self.state) if s == state]
+    def _in_state(self, state: int) -> np.ndarray:
+        return np.flatnonzero(self.state == state)
 
     def onNoMoreEvents(self) -> None:  # noqa: N802
-        if not self.state:
+        if not len(self.state):
             return
         self._start_jobs()
         if self.queue:
@@ -80,42 +79,40 @@ class SimpleFcfs(BatsimScheduler):
 
     def _start_jobs(self) -> None:
         started = []
-        idle = self._in_state("idle")
+        idle = self._in_state(IDLE)
         while self.queue and self.queue[0].requested_resources <= len(idle):
             job = self.queue.pop(0)
             chosen, idle = idle[:job.requested_resources], idle[job.requested_resources:]
-            job.allocation = ProcSet(*chosen)
-            for node in chosen:
-                self.state[node] = "computing"
+            job.allocation = procset_of(chosen.tolist())
+            self.state[chosen] = COMPUTING
             started.append(job)
         if started:
             self.bs.execute_jobs(started)
 
     def _wake_for_head(self) -> None:
-        ready = len(self._in_state("idle")) + len(self._in_state("switching_on"))
+        ready = int(np.count_nonzero((self.state == IDLE) | (self.state == SWITCHING_ON)))
         missing = self.queue[0].requested_resources - ready
-        wake = self._in_state("sleeping")[:max(missing, 0)]
-        if wake and self.sleep_pstate is not None:
-            for node in wake:
-                self.state[node] = "switching_on"
-            self.bs.set_resource_state(ProcSet(*wake), 0)
+        wake = self._in_state(SLEEPING)[:max(missing, 0)]
+        if len(wake) and self.sleep_pstate is not None:
+            self.state[wake] = SWITCHING_ON
+            self.bs.set_resource_state(procset_of(wake.tolist()), 0)
 
     def _switch_off_expired(self) -> None:
         if self.sleep_pstate is None:
             return
-        now = self.bs.time()
-        expired = [n for n in self._in_state("idle") if now - self.idle_since[n] >= self.timeout_s]
-        if expired:
-            for node in expired:
-                self.state[node] = "switching_off"
-            self.bs.set_resource_state(ProcSet(*expired), self.sleep_pstate)
+        idle = self._in_state(IDLE)
+        expired = idle[self.bs.time() - self.idle_since[idle] >= self.timeout_s]
+        if len(expired):
+            self.state[expired] = SWITCHING_OFF
+            self.bs.set_resource_state(procset_of(expired.tolist()), self.sleep_pstate)
 
     def _request_next_expiry(self) -> None:
         if self.sleep_pstate is None:
             return
-        now = self.bs.time()
-        future = [self.idle_since[n] + self.timeout_s for n in self._in_state("idle")]
-        future = [t for t in future if t > now]
-        if future and min(future) not in self.calls:
-            self.calls.add(min(future))
-            self.bs.wake_me_up_at(min(future))
+        ends = self.idle_since[self.state == IDLE] + self.timeout_s
+        future = ends[ends > self.bs.time()]
+        if len(future):
+            first = float(future.min())
+            if first not in self.calls:
+                self.calls.add(first)
+                self.bs.wake_me_up_at(first)
