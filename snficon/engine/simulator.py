@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from snficon.engine.answers import AnswerPlace, answer_event, answer_events
 from snficon.engine.machines import Machines, MachineState
 from snficon.engine.outputs import EngineStats, JobRow, OutputTables, schedule_summary
 from snficon.engine.protocol import (
@@ -62,9 +63,6 @@ RANK_EXECUTION = 1
 
 #: Batsim runs a zero-flop job in no simulated time but reports this duration.
 ZERO_JOB_DURATION_S = 1e-5
-
-SUPPORTED_ANSWERS = ("EXECUTE_JOB", "REJECT_JOB", "SET_RESOURCE_STATE", "CALL_ME_LATER")
-
 
 @dataclass
 class EngineJob:
@@ -94,20 +92,6 @@ class SwitchRequest:
     target_pstate: int
     sleeping: bool
     waiting: int
-
-
-@dataclass(frozen=True)
-class AnswerPlace:
-    """Where an answer event sits, for error messages; formatted only when one is raised."""
-
-    now: float
-    index: int
-    kind: str = ""
-    data: Any = None
-
-    def __str__(self) -> str:
-        place = f"at t={self.now}, answer event #{self.index}"
-        return f"{place} {self.kind} {self.data!r:.200}" if self.kind else place
 
 
 class BatsimEngine:
@@ -272,38 +256,9 @@ class BatsimEngine:
     # ------------------------------------------------------------------ answers
 
     def _apply_answer(self, reply: Any) -> None:
-        if not isinstance(reply, dict) or "events" not in reply or "now" not in reply:
-            raise ProtocolError(f"at t={self.now}: the scheduler's answer is not a Batsim "
-                                f"message with 'now' and 'events': {reply!r:.200}")
-        if not isinstance(reply["events"], list):
-            raise ProtocolError(f"at t={self.now}: 'events' of the answer is not a list")
-        now = reply["now"]
-        if isinstance(now, bool) or not isinstance(now, int | float) or now < self.now:
-            raise ProtocolError(f"at t={self.now}: the answer's 'now' ({now!r}) is in the past")
-        if now > self.now:
-            raise UnsupportedError(
-                f"at t={self.now}: the answer's 'now' is {now!r}: schedulers that consume "
-                "simulated time are not supported by the embedded engine")
-        for index, event in enumerate(reply["events"]):
-            self._apply_event(index, event)
-
-    def _apply_event(self, index: int, event: Any) -> None:
-        if not isinstance(event, dict) or "type" not in event:
-            raise ProtocolError(f"{AnswerPlace(self.now, index)}: not an event object: "
-                                f"{event!r:.200}")
-        kind, data = event["type"], event.get("data", {})
-        where = AnswerPlace(self.now, index, kind, data)
-        stamp = event.get("timestamp", self.now)
-        if stamp != self.now:
-            raise UnsupportedError(f"{where}: timestamp {stamp!r} differs from now; "
-                                   "delayed decisions are not supported by the embedded engine")
-        handler = self._answer_handlers.get(kind)
-        if handler is None:
-            raise UnsupportedError(f"{where}: event type {kind!r} is not supported by the "
-                                   f"embedded engine (supported: {', '.join(SUPPORTED_ANSWERS)})")
-        if not isinstance(data, dict):
-            raise ProtocolError(f"{where}: 'data' is not an object")
-        handler(self, where, data)
+        for index, event in enumerate(answer_events(reply, self.now)):
+            where, data = answer_event(index, event, self.now)
+            self._answer_handlers[where.kind](self, where, data)
 
     def _job_for(self, where: AnswerPlace, data: dict[str, Any]) -> EngineJob:
         job_id = data.get("job_id")
