@@ -5,6 +5,12 @@ An executor sees only :func:`snficon.campaign.runs.execute` and the specs
 folder ``execute`` returned, or with the exception that escaped it (a worker
 that died), in completion order.
 
+Leaving the ``with`` block normally waits for the runs in progress
+(:meth:`Executor.close`); leaving it on Ctrl-C (``KeyboardInterrupt``) stops
+at once (:meth:`Executor.abort`): runs not started are dropped and those in
+progress are killed. A killed run leaves only its hidden scratch folder,
+which never counts as done (:mod:`snficon.campaign.runs`).
+
 - ``serial``: in this process, one after another (debugging, tests);
 - ``local``: a process pool of ``workers`` processes on this machine;
 - ``dask``: Dask distributed, on a LocalCluster of ``workers`` processes or
@@ -14,8 +20,10 @@ that died), in completion order.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -27,8 +35,12 @@ from snficon.campaign.expand import RunSpec
 from snficon.campaign.runs import execute
 from snficon.errors import InputError
 
+LOG = logging.getLogger(__name__)
+
 Outcome = tuple[RunSpec, Path | BaseException]
 EXECUTORS = ("local", "dask", "serial")
+#: Seconds a killed worker process gets to exit before it is killed with SIGKILL.
+KILL_GRACE_S = 2.0
 
 
 class Executor:
@@ -43,13 +55,20 @@ class Executor:
         raise NotImplementedError
 
     def close(self) -> None:
-        """Stop the workers, dropping runs not started yet."""
+        """Stop the workers, dropping runs not started yet; wait for those in progress."""
+
+    def abort(self) -> None:
+        """Stop now: drop the runs not started and kill those in progress."""
+        self.close()
 
     def __enter__(self) -> Executor:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        if kind is not None and issubclass(kind, KeyboardInterrupt):
+            self.abort()
+        else:
+            self.close()
 
 
 class SerialExecutor(Executor):
@@ -68,11 +87,18 @@ class SerialExecutor(Executor):
                 yield spec, exc
 
 
+def _ignore_interrupts() -> None:
+    """Worker start-up: Ctrl-C is the campaign's to handle; it terminates the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class LocalExecutor(Executor):
     """A pool of ``workers`` processes.
 
     On Linux they are forked (nothing to re-import, no ``__main__`` guard
-    needed); elsewhere spawned, as fork is unsafe there.
+    needed); elsewhere spawned, as fork is unsafe there. The workers ignore
+    SIGINT (a terminal's Ctrl-C reaches the whole process group): the
+    campaign process handles it and terminates them (:meth:`abort`).
     """
 
     name = "local"
@@ -81,7 +107,8 @@ class LocalExecutor(Executor):
         super().__init__(workers)
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         context = multiprocessing.get_context(method)
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                        initializer=_ignore_interrupts)
 
     def run(self, specs: Sequence[RunSpec]) -> Iterator[Outcome]:
         futures: dict[Future[Path], RunSpec] = {self.pool.submit(execute, s): s for s in specs}
@@ -93,6 +120,21 @@ class LocalExecutor(Executor):
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def abort(self) -> None:
+        """Cancel the queued runs, terminate the worker processes, do not wait for them."""
+        # The pool's processes (pid -> Process): shutdown() forgets them, so read them first.
+        processes = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join(KILL_GRACE_S)
+            if process.is_alive():
+                LOG.warning("worker %s ignored SIGTERM: killing it", process.pid)
+                process.kill()
+                process.join(KILL_GRACE_S)
 
 
 class DaskExecutor(Executor):
@@ -116,6 +158,9 @@ class DaskExecutor(Executor):
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                         processes=True, dashboard_address=None)
             self.client = Client(self.cluster)
+            # Our worker processes share the terminal: Ctrl-C is handled here (abort).
+            self.client.run(_ignore_interrupts)
+        self.futures: list[Any] = []
         super().__init__(workers)
 
     def run(self, specs: Sequence[RunSpec]) -> Iterator[Outcome]:
@@ -123,6 +168,7 @@ class DaskExecutor(Executor):
 
         futures = {self.client.submit(execute, spec, key=f"snficon-run-{spec.run_id}",
                                       pure=False): spec for spec in specs}
+        self.futures = list(futures)
         for future in dask_completed(list(futures)):
             try:
                 yield futures[future], future.result()
@@ -133,6 +179,44 @@ class DaskExecutor(Executor):
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+    def abort(self) -> None:
+        """Cancel every run, then close the client and the LocalCluster (killing its workers).
+
+        On an existing scheduler (``address``) the workers are not ours to
+        stop: a run already executing there finishes in the background (a
+        thread cannot be killed) and publishes its folder, which a resumed
+        campaign then counts as done.
+        """
+        try:
+            if self.futures:
+                self.client.cancel(self.futures, force=True)
+        finally:
+            if self.cluster is not None:
+                self._terminate_workers()
+            try:
+                self.client.close(timeout=KILL_GRACE_S)
+                if self.cluster is not None:
+                    self.cluster.close(timeout=KILL_GRACE_S)
+            except TimeoutError as exc:  # the workers are dead; the rest is bookkeeping
+                LOG.warning("dask: closing the cluster after an interrupt: %s", exc)
+
+    def _terminate_workers(self) -> None:
+        """SIGTERM the LocalCluster's worker processes, their nannies told not to restart them.
+
+        A cancelled task runs on in its worker's thread, which only the end
+        of the process stops.
+        """
+        nannies = list(self.cluster.workers.values())
+        for nanny in nannies:
+            nanny.close_gracefully(reason="snficon-interrupted")
+        for nanny in nannies:
+            pid = nanny.pid
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
 
 
 def make_executor(name: str, workers: int | None = None,

@@ -3,7 +3,9 @@
 A run is due while its folder lacks ``metrics.json`` (signac-flow's
 postcondition), so running a campaign again resumes it: finished runs are
 skipped, failed and unfinished ones are tried again. The results table is
-written at the end, also after an interruption.
+written at the end, also after an interruption: on Ctrl-C the executor drops
+the queued runs and kills those in progress, the table of what is done is
+written and :class:`CampaignInterrupted` (a ``KeyboardInterrupt``) is raised.
 """
 
 from __future__ import annotations
@@ -55,6 +57,20 @@ class CampaignOutcome:
     failed: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    interrupted: bool = False  # stopped by Ctrl-C: the runs not done are left to a resume
+
+
+class CampaignInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a campaign; the table of what is done was written.
+
+    ``outcome.done`` counts the runs this invocation finished (those whose
+    folders were published before the workers were killed).
+    """
+
+    def __init__(self, outcome: CampaignOutcome) -> None:
+        super().__init__(f"campaign interrupted: {outcome.skipped + outcome.done} of "
+                         f"{outcome.total} runs done")
+        self.outcome = outcome
 
 
 def statuses(specs: Sequence[RunSpec]) -> dict[str, str]:
@@ -75,7 +91,11 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
                  executor: str = "local", workers: int | None = None,
                  address: str | None = None,
                  on_progress: Callable[[Progress], None] | None = None) -> CampaignOutcome:
-    """Execute the specs not done yet (in ``results_dir/runs``) and write the results table."""
+    """Execute the specs not done yet (in ``results_dir/runs``) and write the results table.
+
+    Raises :class:`CampaignInterrupted` on Ctrl-C, once the runs in progress
+    are killed and the table is written.
+    """
     results = Path(results_dir)
     (results / "runs").mkdir(parents=True, exist_ok=True)
     clean_scratch(results / "runs")
@@ -112,8 +132,15 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
                         outcome.failures.append((spec.run_id, _first_error(folder)))
                     remaining = len(todo) - outcome.done - outcome.failed
                     report(min(pool.workers, remaining))
+    except KeyboardInterrupt:  # the executor has killed the runs in progress
+        outcome.interrupted = True
     finally:
         outcome.files = write_results(specs, results)
+    if outcome.interrupted:
+        clean_scratch(results / "runs")  # the killed runs' scratch folders
+        now = statuses(specs)
+        outcome.done = sum(now[spec.run_id] == DONE for spec in todo)
+        raise CampaignInterrupted(outcome)
     return outcome
 
 

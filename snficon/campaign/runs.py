@@ -6,6 +6,9 @@ paper's policies, ``workload.json`` when the workload was cut to its first
 jobs, and either ``metrics.json`` (done) or ``error.txt`` (failed). The folder
 is filled under a temporary name and renamed when complete, so a run killed
 half-way leaves no folder that counts; the next campaign run does it again.
+A run interrupted in this process (Ctrl-C) removes its scratch folder; one
+whose process was killed leaves it to :func:`clean_scratch`. A published
+done folder is never replaced (by a failure record or a second execution).
 """
 
 from __future__ import annotations
@@ -137,6 +140,9 @@ def execute(spec: RunSpec) -> Path:
     except Exception as exc:  # a run's failure is data, not a campaign error
         text = f"{type(exc).__name__}: {exc}".replace("\n", " ")
         (work / ERROR).write_text(f"{text}\n\n{traceback.format_exc()}", encoding="utf-8")
+    except BaseException:  # Ctrl-C or exit: nothing to publish, nothing left behind
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     return _publish(spec, work, final)
 
 
@@ -178,7 +184,15 @@ def _simulate(spec: RunSpec, work: Path) -> None:
 
 
 def _publish(spec: RunSpec, work: Path, final: Path) -> Path:
-    """Rename the complete ``work`` folder to ``final``, replacing an earlier failed attempt."""
+    """Rename the complete ``work`` folder to ``final``, replacing an earlier failed attempt.
+
+    When ``final`` is already done (another process finished the same run
+    meanwhile, e.g. a Dask worker of an interrupted campaign), ``work`` is
+    dropped and the done folder kept.
+    """
+    if run_status(final) == DONE:
+        shutil.rmtree(work, ignore_errors=True)
+        return final
     old = None
     if final.exists():
         old = final.with_name(f".old-{spec.run_id}-{socket.gethostname()}-{os.getpid()}")

@@ -21,7 +21,13 @@ from snficon.campaign.expand import (
     shown,
 )
 from snficon.campaign.results import option_text, parquet_available
-from snficon.campaign.runner import Progress, run_campaign, statuses
+from snficon.campaign.runner import (
+    CampaignInterrupted,
+    CampaignOutcome,
+    Progress,
+    run_campaign,
+    statuses,
+)
 from snficon.campaign.runs import run_id
 from snficon.errors import InputError
 
@@ -76,6 +82,9 @@ def campaign(args: argparse.Namespace) -> int:
     try:
         outcome = run_campaign(specs, results, executor=args.executor, workers=args.workers,
                                address=args.scheduler_address, on_progress=line)
+    except CampaignInterrupted as stop:
+        line.close()
+        return interrupted(stop.outcome, time.monotonic() - started)
     finally:
         line.close()
     print(f"{outcome.total} runs: {outcome.done} done now, {outcome.skipped} done before, "
@@ -86,6 +95,22 @@ def campaign(args: argparse.Namespace) -> int:
     note = "" if parquet_available() else " (no Parquet: pyarrow is not installed)"
     print(f"results: {files}{note}")
     return 1 if outcome.failed else 0
+
+
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED_EXIT = 130
+
+
+def interrupted(outcome: CampaignOutcome, elapsed_s: float) -> int:
+    """Say what an interrupted campaign finished and how to resume it; the exit status."""
+    done = outcome.skipped + outcome.done
+    print(f"interrupted: {done} of {outcome.total} runs done ({outcome.done} now, "
+          f"{outcome.skipped} before), {outcome.failed} failed, the runs in progress stopped "
+          f"({duration(elapsed_s)})")
+    if outcome.files:
+        print(f"results of the runs done: {', '.join(str(path) for path in outcome.files)}")
+    print("run the same command again to resume: the runs done are skipped, the others run")
+    return INTERRUPTED_EXIT
 
 
 def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
@@ -167,6 +192,8 @@ class ProgressLine:
         self.stream.flush()
 
     def close(self) -> None:
+        """End the line rewritten in place (once; later calls do nothing)."""
         if self.tty and self.width:
             self.stream.write("\n")
             self.stream.flush()
+        self.width = 0

@@ -81,6 +81,27 @@ def base_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return rows.reset_index(drop=True)
 
 
+def tradeoff_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The :func:`base_rows` with a finite mean wait and wasted energy (Fig. 6 and 10)."""
+    base = base_rows(frame)
+    finite = [np.isfinite(pd.to_numeric(base.get(column, pd.Series(np.nan, index=base.index)),
+                                        errors="coerce").astype(float))
+              for column in ("mean_wait", "energy_wasted")]
+    return base[finite[0] & finite[1]].reset_index(drop=True)
+
+
+def cross_platform_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The :func:`tradeoff_rows` of the workloads run on more than one platform (Fig. 10).
+
+    The ``platform`` and ``workload`` columns hold the campaign's labels
+    (e.g. ``aoba-64``, ``das2-fs2``). Empty when no workload ran on two.
+    """
+    rows = tradeoff_rows(frame)
+    platforms = rows.groupby("workload")["platform"].transform("nunique")
+    rows = rows[platforms > 1]
+    return rows.sort_values(["workload", "platform", "rank"]).reset_index(drop=True)
+
+
 def cases(frame: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(frame.sort_values("case")["case"]))
 

@@ -1,4 +1,4 @@
-"""The report's figures, after the paper's Fig. 3-9; each comes with the table behind it.
+"""The report's figures, after the paper's Fig. 3-10; each comes with the table behind it.
 
 Every builder takes the results frame (see :mod:`snficon.report.data`) and
 returns a :class:`Figure` or ``None`` when the results hold nothing to draw.
@@ -26,9 +26,11 @@ from snficon.report.data import (  # noqa: E402
     SWEEPS,
     base_rows,
     cases,
+    cross_platform_rows,
     pareto_mask,
     profile_scores,
     sweep_rows,
+    tradeoff_rows,
 )
 
 #: One colour per policy, stable across figures.
@@ -38,6 +40,8 @@ ICON_FAMILY = ("snficon", "snficon-ng", "snficon-nf", "snficon-ngnf")
 #: Job-size bins of Fig. 7 (requested nodes).
 SIZE_BINS = ((1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32), (33, 64), (65, 128),
              (129, 256), (257, 512), (513, 1024), (1025, 2048))
+#: Fig. 7's waiting-time axis is logarithmic; smaller waits (zero too) are drawn at this (s).
+WAIT_FLOOR_S = 1.0
 
 
 @dataclass
@@ -88,11 +92,6 @@ def _num(rows: pd.DataFrame, column: str) -> np.ndarray:
     return pd.to_numeric(rows[column], errors="coerce").to_numpy(dtype=float)
 
 
-def _share(value: float) -> float:
-    """A time share (NaN for policies without modes, shown as an empty cell)."""
-    return value
-
-
 def base_comparison(frame: pd.DataFrame) -> Figure | None:
     """Fig. 3: per case, wasted-energy bars and mean-wait line, normalised by the panel's worst."""
     base = base_rows(frame)
@@ -119,7 +118,7 @@ def base_comparison(frame: pd.DataFrame) -> Figure | None:
                             "mean wait (min)": wait[i] / 60,
                             "wasted energy (MWh)": waste[i] / J_PER_MWH,
                             "wait (norm.)": wait_n[i], "waste (norm.)": waste_n[i],
-                            "ICON share (%)": 100 * _share(_num(rows, "icon_time_share")[i])})
+                            "ICON share (%)": 100 * _num(rows, "icon_time_share")[i]})
     axes[0].legend(fontsize=8, loc="lower left")
     fig.suptitle("Base configuration: wasted energy (bars) and mean wait (line)")
     fig.tight_layout()
@@ -158,36 +157,86 @@ def profiles(frame: pd.DataFrame) -> Figure | None:
     return Figure("profiles", "Multi-metric profiles (Fig. 4)", fig, pd.DataFrame(records), notes)
 
 
+def _tradeoff_panel(ax, rows: pd.DataFrame, frontier: str = "step") -> list[dict]:
+    """Mean wait against wasted energy of ``rows`` on ``ax``, nondominated points joined.
+
+    ``frontier`` is ``step`` (Fig. 6) or ``dashed`` (Fig. 10: dashed segments
+    between the nondominated points). Returns one record per row.
+    """
+    x, y = _num(rows, "mean_wait"), _num(rows, "energy_wasted") / J_PER_MWH
+    front = pareto_mask(x, y)
+    order = np.argsort(x[front])
+    if frontier == "dashed":
+        ax.plot(x[front][order], y[front][order], "k--", linewidth=1, label="Pareto frontier")
+    else:
+        ax.step(x[front][order], y[front][order], where="post", color="k", linewidth=1,
+                label="Pareto frontier")
+    records = []
+    for i, (_, row) in enumerate(rows.iterrows()):
+        ax.scatter(x[i], y[i], color=colour(row["policy"]), marker="o" if front[i] else "x",
+                   s=45, label=row["label"], zorder=3)
+        records.append({"policy": row["label"], "mean wait (s)": x[i],
+                        "wasted energy (MWh)": y[i], "Pareto": "yes" if front[i] else "no"})
+    ax.set_xlabel("mean waiting time (s)")
+    ax.set_ylabel("wasted energy (MWh)")
+    ax.grid(alpha=0.3)
+    return records
+
+
 def pareto(frame: pd.DataFrame) -> Figure | None:
     """Fig. 6: mean waiting time against wasted energy, with the Pareto frontier."""
-    base = base_rows(frame)
-    base = base[np.isfinite(_num(base, "mean_wait")) & np.isfinite(_num(base, "energy_wasted"))]
+    base = tradeoff_rows(frame)
     if base.empty:
         return None
     panels = cases(base)
     fig, axes = _grid(len(panels))
     records = []
     for ax, case in zip(axes, panels, strict=True):
-        rows = base[base["case"] == case]
-        x, y = _num(rows, "mean_wait"), _num(rows, "energy_wasted") / J_PER_MWH
-        front = pareto_mask(x, y)
-        order = np.argsort(x[front])
-        ax.step(x[front][order], y[front][order], where="post", color="k", linewidth=1,
-                label="Pareto frontier")
-        for i, (_, row) in enumerate(rows.iterrows()):
-            ax.scatter(x[i], y[i], color=colour(row["policy"]), marker="o" if front[i] else "x",
-                       s=45, label=row["label"], zorder=3)
-            records.append({"case": case, "policy": row["label"], "mean wait (s)": x[i],
-                            "wasted energy (MWh)": y[i], "Pareto": "yes" if front[i] else "no"})
-        ax.set_xlabel("mean waiting time (s)")
-        ax.set_ylabel("wasted energy (MWh)")
+        records += [{"case": case, **record}
+                    for record in _tradeoff_panel(ax, base[base["case"] == case])]
         ax.set_title(case, fontsize=9)
-        ax.grid(alpha=0.3)
     fig.suptitle("Waiting time vs energy waste (o: Pareto, x: dominated)")
     fig.tight_layout()
     _legend(fig, axes)
     return Figure("pareto", "Waiting-time / energy trade-off (Fig. 6)", fig,
                   pd.DataFrame(records))
+
+
+def cross_platform(frame: pd.DataFrame) -> Figure | None:
+    """Fig. 10: per workload run on several platforms, one trade-off panel per platform.
+
+    As in the paper, each workload is a row of panels (its platforms side by
+    side, e.g. AOBA then Taurus), each panel the policies' mean waiting time
+    against wasted energy with dashed segments joining the nondominated
+    points. Panels keep their own scales: the platforms' powers differ too
+    much for a shared axis. ``None`` when no workload ran on two platforms.
+    """
+    rows = cross_platform_rows(frame)
+    if rows.empty:
+        return None
+    workloads = list(dict.fromkeys(rows["workload"]))
+    columns = int(rows.groupby("workload")["platform"].nunique().max())
+    fig, axes = plt.subplots(len(workloads), columns, squeeze=False,
+                             figsize=(4.8 * columns, 3.6 * len(workloads)))
+    records, drawn, letter = [], [], iter("abcdefghijklmnopqrstuvwxyz")
+    for line, workload in zip(axes, workloads, strict=True):
+        sub = rows[rows["workload"] == workload]
+        platforms = list(dict.fromkeys(sub["platform"]))
+        for ax in line[len(platforms):]:
+            ax.set_visible(False)
+        for ax, platform in zip(line, platforms, strict=False):
+            panel = sub[sub["platform"] == platform]
+            records += [{"workload": workload, "platform": platform, **record}
+                        for record in _tradeoff_panel(ax, panel, frontier="dashed")]
+            ax.set_title(f"({next(letter, '?')}) {platform} {workload}", fontsize=9)
+            drawn.append(ax)
+    fig.suptitle("Cross-platform waiting time vs energy waste (o: Pareto, x: dominated)")
+    fig.tight_layout()
+    _legend(fig, drawn)
+    notes = ["Each workload run on more than one platform, at default options; dashed "
+             "segments join the nondominated points of a panel."]
+    return Figure("cross_platform", "Cross-platform comparison (Fig. 10)", fig,
+                  pd.DataFrame(records), notes)
 
 
 def _read_decisions(path: Path) -> pd.DataFrame | None:
@@ -259,7 +308,13 @@ def _size_bin(size: float) -> str:
 
 
 def size_bins(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
-    """Fig. 7: mean waiting time by job size (requested nodes: 1, 2, 3-4, ..., 33-64)."""
+    """Fig. 7: mean waiting time by job size (requested nodes: 1, 2, 3-4, ..., 33-64).
+
+    The waiting-time axis is logarithmic, as in the paper; a mean below
+    :data:`WAIT_FLOOR_S` (a bin whose jobs all started at once) is drawn at
+    the floor, as the paper draws zero waits at one second. The table keeps
+    the exact means.
+    """
     base = base_rows(frame)
     records = []
     for _, row in base.iterrows():
@@ -286,19 +341,24 @@ def size_bins(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
         width = 0.8 / max(1, len(policies))
         for k, policy in enumerate(policies):
             sub = rows[rows["_policy"] == policy].set_index("size")
-            values = [sub["mean wait (s)"].get(b, np.nan) for b in present]
-            ax.bar(np.arange(len(present)) + k * width, values, width, color=colour(policy),
-                   label=sub["policy"].iloc[0])
+            values = np.array([sub["mean wait (s)"].get(b, np.nan) for b in present])
+            ax.bar(np.arange(len(present)) + k * width, np.maximum(values, WAIT_FLOOR_S),
+                   width, color=colour(policy), label=sub["policy"].iloc[0])
         counts = rows.drop_duplicates("size").set_index("size")["jobs"]
         ax.set_xticks(np.arange(len(present)) + 0.4 - width / 2,
                       [f"{b}\nn={counts.get(b, 0)}" for b in present], fontsize=7)
-        ax.set_ylabel("mean wait (s)")
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=WAIT_FLOOR_S / 2)
+        ax.set_ylabel(f"mean wait (s, log scale; < {WAIT_FLOOR_S:g} s drawn at "
+                      f"{WAIT_FLOOR_S:g} s)", fontsize=8)
         ax.set_title(case, fontsize=9)
     fig.suptitle("Mean waiting time by job size (requested nodes)")
     fig.tight_layout()
     _legend(fig, axes)
     table = table.drop(columns="_policy")
-    return Figure("size_bins", "Waiting time by job size (Fig. 7)", fig, table)
+    notes = [f"Logarithmic waiting-time axis: a mean wait below {WAIT_FLOOR_S:g} s (zero "
+             f"included) is drawn at {WAIT_FLOOR_S:g} s; the table gives the exact means."]
+    return Figure("size_bins", "Waiting time by job size (Fig. 7)", fig, table, notes)
 
 
 def sweep(frame: pd.DataFrame, option: str) -> Figure | None:
@@ -322,8 +382,7 @@ def sweep(frame: pd.DataFrame, option: str) -> Figure | None:
             for i in range(len(group)):
                 records.append({"case": case, "policy": label, SWEEPS[option]: x[i],
                                 "mean wait (s)": wait[i], "wasted energy (MWh)": waste[i],
-                                "ICON share (%)":
-                                    100 * _share(_num(group, "icon_time_share")[i])})
+                                "ICON share (%)": 100 * _num(group, "icon_time_share")[i]})
         for ax in (top, bottom):
             if option == "alpha":
                 ax.set_xscale("log")

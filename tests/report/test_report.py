@@ -6,6 +6,7 @@ import argparse
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,11 +14,18 @@ import pytest
 from snficon.commands import report as report_command
 from snficon.errors import InputError
 from snficon.report import build_report
-from snficon.report.build import markdown_table
-from snficon.report.data import load_results, pareto_mask, profile_scores, sweep_rows
+from snficon.report import figures as figs
+from snficon.report.build import SKIP_REASONS, markdown_table
+from snficon.report.data import (
+    cross_platform_rows,
+    load_results,
+    pareto_mask,
+    profile_scores,
+    sweep_rows,
+)
 
 FIGURES = ("base_comparison", "profiles", "modes", "pareto", "size_bins", "sweep_alpha",
-           "sweep_t_m", "gantt")
+           "sweep_t_m", "cross_platform", "gantt")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -48,7 +56,7 @@ def test_markdown_has_the_tables(report_dir: Path):
     text = (report_dir / "report.md").read_text()
     for heading in ("Summary", "Base comparison", "Multi-metric profiles", "Mode occupancy",
                     "Waiting-time / energy", "job size", "alpha sweep", "T_M (h) sweep",
-                    "Gantt chart"):
+                    "Cross-platform comparison (Fig. 10)", "Gantt chart"):
         assert heading in text, heading
     for name in FIGURES:
         assert f"(figures/{name}.png)" in text
@@ -58,6 +66,8 @@ def test_markdown_has_the_tables(report_dir: Path):
         assert f"| {label} |" in summary
     assert "| AW | MW | AS | AR | SU | EE |" in text
     assert "| state | node-hours |" in text
+    assert "| workload | platform | policy | mean wait (s) | wasted energy (MWh) | Pareto |" in text
+    assert "Not drawn" not in text and "not drawn" not in text
 
 
 def test_html_has_the_figures_inline(report_dir: Path):
@@ -82,7 +92,73 @@ def test_report_command(small_results: Path, tmp_path: Path, capsys):
                               "--gantt-hours", "1"])
     assert args.func(args) == 0
     assert (tmp_path / "r" / "report.html").is_file()
-    assert "16 files" in capsys.readouterr().out
+    assert "18 files" in capsys.readouterr().out
+
+
+def test_cross_platform_has_a_panel_per_workload_and_platform(small_results: Path):
+    frame = load_results(small_results)
+    figure = figs.cross_platform(frame)
+    assert figure is not None
+    try:
+        axes = [ax for ax in figure.figure.axes if ax.get_visible() and ax.get_title()]
+        assert [ax.get_title() for ax in axes] == ["(a) p4 w10", "(b) t4 w10"]
+        assert all(ax.get_xlabel() == "mean waiting time (s)" for ax in axes)
+    finally:
+        plt.close(figure.figure)
+    table = figure.table
+    assert len(table) == 6
+    assert table.groupby("platform")["policy"].apply(list).to_dict() == {
+        "p4": ["FCFS/B+IPM", "SNF+IPM", "SNF-ICON"], "t4": ["FCFS/B+IPM", "SNF+IPM", "SNF-ICON"]}
+    # The numbers are the results table's, and every panel has a nondominated point.
+    rows = frame[frame["changed"].map(len) == 0].set_index(["platform", "label"])
+    for _, row in table.iterrows():
+        assert row["mean wait (s)"] == pytest.approx(rows.loc[(row["platform"], row["policy"]),
+                                                              "mean_wait"])
+    assert set(table[table["Pareto"] == "yes"]["platform"]) == {"p4", "t4"}
+    # The two platforms' node models differ, so their energies do too.
+    waste = table.groupby("platform")["wasted energy (MWh)"].sum()
+    assert waste["p4"] != pytest.approx(waste["t4"])
+
+
+def test_cross_platform_skipped_with_a_sentence_on_one_platform(small_results: Path,
+                                                                 tmp_path: Path):
+    """Results holding one platform only: no Fig. 10 file, the report says why."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "runs").symlink_to(small_results / "runs")
+    rows = pd.read_csv(small_results / "results.csv", dtype=str, keep_default_na=False)
+    rows[rows["platform"] == "p4"].to_csv(results / "results.csv", index=False)
+    assert cross_platform_rows(load_results(results)).empty
+    written = build_report(results, tmp_path / "report", gantt_hours=1)
+    assert written.skipped == ["cross-platform comparison"]
+    assert not list((tmp_path / "report" / "figures").glob("cross_platform.*"))
+    sentence = SKIP_REASONS["cross-platform comparison"]
+    assert "more than one platform" in sentence
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert sentence in markdown and "Not drawn" not in markdown
+    assert "(figures/cross_platform.png)" not in markdown
+    assert "more than one platform" in (tmp_path / "report" / "report.html").read_text()
+
+
+def test_size_bins_use_a_log_wait_axis_with_a_floor(small_results: Path):
+    frame = load_results(small_results)
+    figure = figs.size_bins(frame, small_results / "runs")
+    assert figure is not None
+    try:
+        axes = [ax for ax in figure.figure.axes if ax.get_visible() and ax.patches]
+        assert len(axes) == 2  # one panel per case
+        for ax in axes:
+            assert ax.get_yscale() == "log"
+            assert "log scale" in ax.get_ylabel() and "drawn at 1 s" in ax.get_ylabel()
+            heights = [bar.get_height() for bar in ax.patches]
+            assert min(heights) >= figs.WAIT_FLOOR_S
+            assert ax.get_ylim()[0] < figs.WAIT_FLOOR_S
+    finally:
+        plt.close(figure.figure)
+    # Zero waits exist in these runs: the table keeps them, the bars show them at the floor.
+    assert (figure.table["mean wait (s)"] == 0).any()
+    assert (figure.table["mean wait (s)"] > figs.WAIT_FLOOR_S).any()
+    assert any("drawn at 1 s" in note for note in figure.notes)
 
 
 def test_missing_results_is_an_input_error(tmp_path: Path):
