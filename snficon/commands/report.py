@@ -12,9 +12,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         "report", help="figures and a report (Markdown, HTML) from campaign results",
         description="Read RESULTS/results.csv and RESULTS/runs/ (as written by 'snficon "
                     "campaign') and write DIR/report.md, DIR/report.html (figures inline) "
-                    "and DIR/figures/*.png|svg: base comparison, multi-metric profiles, mode "
-                    "occupancy, waiting-time/energy Pareto plot, waiting time by job size, "
-                    "T_M and alpha sweeps, a Gantt chart with power states.")
+                    "and DIR/figures/*.png|svg, after the paper's Fig. 3-10: base "
+                    "comparison, multi-metric profiles, mode occupancy, waiting-time/energy "
+                    "Pareto plot, waiting time by job size (box plots: median, quartiles, "
+                    "5th-95th percentiles), T_M and alpha sweeps, cross-platform comparison; "
+                    "and a Gantt chart with power states.")
     parser.add_argument("results", metavar="RESULTS", help="campaign results folder")
     parser.add_argument("-o", "--output", metavar="DIR",
                         help="report folder (default: RESULTS/report)")

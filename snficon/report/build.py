@@ -20,6 +20,7 @@ from snficon.fileio import atomic_write_text
 from snficon.report import figures as figs
 from snficon.report.data import J_PER_MWH, base_rows, load_results
 from snficon.report.gantt import close, gantt_figure
+from snficon.report.size_bins import size_bins
 
 LOG = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ def build_report(results: str | Path, output: str | Path, *, gantt_run: str | No
         ("profiles", lambda: figs.profiles(frame)),
         ("mode occupancy", lambda: figs.modes(frame, runs_dir)),
         ("Pareto", lambda: figs.pareto(frame)),
-        ("job-size bins", lambda: figs.size_bins(frame, runs_dir)),
+        ("job-size bins", lambda: size_bins(frame, runs_dir)),
         ("T_M sweep", lambda: figs.sweep(frame, "t_m")),
         ("alpha sweep", lambda: figs.sweep(frame, "alpha")),
         ("cross-platform comparison", lambda: figs.cross_platform(frame)),

@@ -1,5 +1,7 @@
 """The report's figures, after the paper's Fig. 3-10; each comes with the table behind it.
 
+Fig. 7 (waiting time by job size) is in :mod:`snficon.report.size_bins`.
+
 Every builder takes the results frame (see :mod:`snficon.report.data`) and
 returns a :class:`Figure` or ``None`` when the results hold nothing to draw.
 """
@@ -37,11 +39,6 @@ from snficon.report.data import (  # noqa: E402
 COLOURS = {"fcfs": "#7f7f7f", "fcfsbIpm": "#1f77b4", "snfIpm": "#ff7f0e", "snficon": "#2ca02c",
            "snficon-ng": "#d62728", "snficon-nf": "#9467bd", "snficon-ngnf": "#8c564b"}
 ICON_FAMILY = ("snficon", "snficon-ng", "snficon-nf", "snficon-ngnf")
-#: Job-size bins of Fig. 7 (requested nodes).
-SIZE_BINS = ((1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32), (33, 64), (65, 128),
-             (129, 256), (257, 512), (513, 1024), (1025, 2048))
-#: Fig. 7's waiting-time axis is logarithmic; smaller waits (zero too) are drawn at this (s).
-WAIT_FLOOR_S = 1.0
 
 
 @dataclass
@@ -59,8 +56,9 @@ def colour(policy: str) -> str:
     return COLOURS.get(policy, "#17becf")
 
 
-def _grid(count: int, width: float = 4.6, height: float = 3.6,
-          polar: bool = False) -> tuple[MplFigure, list]:
+def panel_grid(count: int, width: float = 4.6, height: float = 3.6,
+               polar: bool = False) -> tuple[MplFigure, list]:
+    """A figure of ``count`` panels, three to a row (the spare cells hidden)."""
     cols = min(3, count)
     rows = math.ceil(count / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False,
@@ -71,7 +69,7 @@ def _grid(count: int, width: float = 4.6, height: float = 3.6,
     return fig, flat[:count]
 
 
-def _legend(fig: MplFigure, axes: list, columns: int = 7) -> None:
+def figure_legend(fig: MplFigure, axes: list, columns: int = 7) -> None:
     """One legend below the panels, with every label of every panel once."""
     seen: dict[str, object] = {}
     for ax in axes:
@@ -98,7 +96,7 @@ def base_comparison(frame: pd.DataFrame) -> Figure | None:
     if base.empty:
         return None
     panels = cases(base)
-    fig, axes = _grid(len(panels))
+    fig, axes = panel_grid(len(panels))
     records = []
     for ax, case in zip(axes, panels, strict=True):
         rows = base[base["case"] == case]
@@ -134,7 +132,7 @@ def profiles(frame: pd.DataFrame) -> Figure | None:
     names = [name for _, name, _ in PROFILE_METRICS]
     angles = np.linspace(0, 2 * np.pi, len(names), endpoint=False)
     closed = np.append(angles, angles[0])
-    fig, axes = _grid(len(panels), polar=True)
+    fig, axes = panel_grid(len(panels), polar=True)
     records = []
     for ax, case in zip(axes, panels, strict=True):
         rows = base[base["case"] == case]
@@ -152,7 +150,7 @@ def profiles(frame: pd.DataFrame) -> Figure | None:
         ax.set_title(case, fontsize=9, pad=14)
     fig.suptitle("Normalised multi-metric profiles (larger is better)")
     fig.tight_layout()
-    _legend(fig, axes)
+    figure_legend(fig, axes)
     notes = ["Delay metrics (AW, MW, AS, AR) are scored best/value, SU and EE value/best."]
     return Figure("profiles", "Multi-metric profiles (Fig. 4)", fig, pd.DataFrame(records), notes)
 
@@ -189,7 +187,7 @@ def pareto(frame: pd.DataFrame) -> Figure | None:
     if base.empty:
         return None
     panels = cases(base)
-    fig, axes = _grid(len(panels))
+    fig, axes = panel_grid(len(panels))
     records = []
     for ax, case in zip(axes, panels, strict=True):
         records += [{"case": case, **record}
@@ -197,7 +195,7 @@ def pareto(frame: pd.DataFrame) -> Figure | None:
         ax.set_title(case, fontsize=9)
     fig.suptitle("Waiting time vs energy waste (o: Pareto, x: dominated)")
     fig.tight_layout()
-    _legend(fig, axes)
+    figure_legend(fig, axes)
     return Figure("pareto", "Waiting-time / energy trade-off (Fig. 6)", fig,
                   pd.DataFrame(records))
 
@@ -232,7 +230,7 @@ def cross_platform(frame: pd.DataFrame) -> Figure | None:
             drawn.append(ax)
     fig.suptitle("Cross-platform waiting time vs energy waste (o: Pareto, x: dominated)")
     fig.tight_layout()
-    _legend(fig, drawn)
+    figure_legend(fig, drawn)
     notes = ["Each workload run on more than one platform, at default options; dashed "
              "segments join the nondominated points of a panel."]
     return Figure("cross_platform", "Cross-platform comparison (Fig. 10)", fig,
@@ -300,67 +298,6 @@ def modes(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
                   pd.DataFrame(records))
 
 
-def _size_bin(size: float) -> str:
-    for low, high in SIZE_BINS:
-        if low <= size <= high:
-            return str(low) if low == high else f"{low}-{high}"
-    return f">{SIZE_BINS[-1][1]}"
-
-
-def size_bins(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
-    """Fig. 7: mean waiting time by job size (requested nodes: 1, 2, 3-4, ..., 33-64).
-
-    The waiting-time axis is logarithmic, as in the paper; a mean below
-    :data:`WAIT_FLOOR_S` (a bin whose jobs all started at once) is drawn at
-    the floor, as the paper draws zero waits at one second. The table keeps
-    the exact means.
-    """
-    base = base_rows(frame)
-    records = []
-    for _, row in base.iterrows():
-        path = runs_dir / str(row["id"]) / "out_jobs.csv"
-        if not path.is_file():
-            continue
-        jobs = pd.read_csv(path, usecols=["requested_number_of_resources", "waiting_time"])
-        jobs["bin"] = jobs["requested_number_of_resources"].map(_size_bin)
-        for name, group in jobs.groupby("bin", sort=False):
-            records.append({"case": row["case"], "policy": row["label"], "_policy": row["policy"],
-                            "size": name, "jobs": len(group),
-                            "mean wait (s)": float(group["waiting_time"].mean())})
-    if not records:
-        return None
-    table = pd.DataFrame(records)
-    labels = [str(low) if low == high else f"{low}-{high}" for low, high in SIZE_BINS]
-    labels.append(f">{SIZE_BINS[-1][1]}")
-    panels = list(dict.fromkeys(table["case"]))
-    fig, axes = _grid(len(panels), width=5.2)
-    for ax, case in zip(axes, panels, strict=True):
-        rows = table[table["case"] == case]
-        present = [b for b in labels if b in set(rows["size"])]
-        policies = list(dict.fromkeys(rows["_policy"]))
-        width = 0.8 / max(1, len(policies))
-        for k, policy in enumerate(policies):
-            sub = rows[rows["_policy"] == policy].set_index("size")
-            values = np.array([sub["mean wait (s)"].get(b, np.nan) for b in present])
-            ax.bar(np.arange(len(present)) + k * width, np.maximum(values, WAIT_FLOOR_S),
-                   width, color=colour(policy), label=sub["policy"].iloc[0])
-        counts = rows.drop_duplicates("size").set_index("size")["jobs"]
-        ax.set_xticks(np.arange(len(present)) + 0.4 - width / 2,
-                      [f"{b}\nn={counts.get(b, 0)}" for b in present], fontsize=7)
-        ax.set_yscale("log")
-        ax.set_ylim(bottom=WAIT_FLOOR_S / 2)
-        ax.set_ylabel(f"mean wait (s, log scale; < {WAIT_FLOOR_S:g} s drawn at "
-                      f"{WAIT_FLOOR_S:g} s)", fontsize=8)
-        ax.set_title(case, fontsize=9)
-    fig.suptitle("Mean waiting time by job size (requested nodes)")
-    fig.tight_layout()
-    _legend(fig, axes)
-    table = table.drop(columns="_policy")
-    notes = [f"Logarithmic waiting-time axis: a mean wait below {WAIT_FLOOR_S:g} s (zero "
-             f"included) is drawn at {WAIT_FLOOR_S:g} s; the table gives the exact means."]
-    return Figure("size_bins", "Waiting time by job size (Fig. 7)", fig, table, notes)
-
-
 def sweep(frame: pd.DataFrame, option: str) -> Figure | None:
     """Fig. 8-9: mean wait and wasted energy against a swept option (``t_m`` or ``alpha``)."""
     rows = sweep_rows(frame, option)
@@ -393,7 +330,7 @@ def sweep(frame: pd.DataFrame, option: str) -> Figure | None:
         bottom.set_xlabel(SWEEPS[option])
     fig.suptitle(f"Sweep of {SWEEPS[option]}")
     fig.tight_layout()
-    _legend(fig, list(axes[0]))
+    figure_legend(fig, list(axes[0]))
     number = "8" if option == "t_m" else "9"
     return Figure(f"sweep_{option}", f"{SWEEPS[option]} sweep (Fig. {number})", fig,
                   pd.DataFrame(records))

@@ -140,27 +140,6 @@ def test_cross_platform_skipped_with_a_sentence_on_one_platform(small_results: P
     assert "more than one platform" in (tmp_path / "report" / "report.html").read_text()
 
 
-def test_size_bins_use_a_log_wait_axis_with_a_floor(small_results: Path):
-    frame = load_results(small_results)
-    figure = figs.size_bins(frame, small_results / "runs")
-    assert figure is not None
-    try:
-        axes = [ax for ax in figure.figure.axes if ax.get_visible() and ax.patches]
-        assert len(axes) == 2  # one panel per case
-        for ax in axes:
-            assert ax.get_yscale() == "log"
-            assert "log scale" in ax.get_ylabel() and "drawn at 1 s" in ax.get_ylabel()
-            heights = [bar.get_height() for bar in ax.patches]
-            assert min(heights) >= figs.WAIT_FLOOR_S
-            assert ax.get_ylim()[0] < figs.WAIT_FLOOR_S
-    finally:
-        plt.close(figure.figure)
-    # Zero waits exist in these runs: the table keeps them, the bars show them at the floor.
-    assert (figure.table["mean wait (s)"] == 0).any()
-    assert (figure.table["mean wait (s)"] > figs.WAIT_FLOOR_S).any()
-    assert any("drawn at 1 s" in note for note in figure.notes)
-
-
 def test_missing_results_is_an_input_error(tmp_path: Path):
     with pytest.raises(InputError, match="results.csv"):
         load_results(tmp_path)
