@@ -98,18 +98,13 @@ class Machines:
 
         ``leaving``: the state every one of ``nodes`` is known to be in (skips a check).
         """
+        if leaving is None:
+            old = self.state[nodes]
+            if (old == old[0]).all():  # the usual case: all leave the same state
+                leaving = old[0]
         if leaving is not None:
             self.time_in_state[leaving] += (now - self.since[nodes]).sum()
             self.counts[leaving] -= len(nodes)
-            self.counts[state] += len(nodes)
-            self.state[nodes] = state
-            self.since[nodes] = now
-            return
-        old = self.state[nodes]
-        first = old[0]
-        if (old == first).all():  # the usual case: all leave the same state
-            self.time_in_state[first] += (now - self.since[nodes]).sum()
-            self.counts[first] -= len(nodes)
         else:
             self.time_in_state += np.bincount(old, weights=now - self.since[nodes],
                                               minlength=len(MachineState))

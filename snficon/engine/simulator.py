@@ -283,9 +283,9 @@ class BatsimEngine:
 
     def _execute(self, where: AnswerPlace, data: dict[str, Any]) -> None:
         job = self._job_for(where, data)
-        extra = [] if len(data) == 2 else sorted(set(data) - {"job_id", "alloc"})
+        extra = data.keys() - {"job_id", "alloc"}
         if extra:
-            raise UnsupportedError(f"{where}: EXECUTE_JOB fields {extra} are not "
+            raise UnsupportedError(f"{where}: EXECUTE_JOB fields {sorted(extra)} are not "
                                    "supported by the embedded engine")
         nodes, alloc_text = self._nodes(where, data.get("alloc"), "alloc")
         if len(nodes) != job.spec.res:

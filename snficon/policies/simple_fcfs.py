@@ -16,12 +16,9 @@ import numpy as np
 from batsim.batsim import BatsimScheduler, Job
 
 from snficon.adapter.scheduler import procset_of, sleep_pstate_of
+from snficon.core.view import COMPUTING, IDLE, SLEEPING, SWITCHING_OFF, SWITCHING_ON
 
 DEFAULT_TIMEOUT_S = 7200.0
-
-#: Node states, as codes in :attr:`SimpleFcfs.state`.
-IDLE, COMPUTING, SLEEPING, SWITCHING_ON, SWITCHING_OFF = range(5)
-
 
 class SimpleFcfs(BatsimScheduler):
     """FCFS without backfilling, wake on demand, switch off after ``timeout`` idle seconds."""
