@@ -49,10 +49,10 @@ from typing import Any
 
 import numpy as np
 
-from snficon.engine.inprocess import run_in_process
-from snficon.engine.session import build_engine, free_loopback_port, pybatsim_command
+from snficon.drivers.inprocess import run_in_process
+from snficon.drivers.session import build_engine, free_loopback_port, pybatsim_command
+from snficon.drivers.zmq_link import run_over_zmq
 from snficon.engine.simulator import BatsimEngine
-from snficon.engine.zmq_link import run_over_zmq
 from snficon.platform.generate import AOBA, render_platform, write_platform
 from snficon.registry import PROJECT_ROOT, load_scheduler
 
@@ -97,10 +97,10 @@ def write_case(folder: Path, nodes: int, jobs: int, seed: int, load: float
 
 def scheduler_choice(name: str = "auto") -> tuple[str, dict[str, Any]]:
     """Scheduler spec and options: ``auto`` is the probe when ``../shared`` is there, else
-    snficon's ``fcfs`` (same idle timeout)."""
+    the tests' plain FCFS scheduler ``tests/engine/fcfs.py`` (same idle timeout)."""
     if name == "probe" or name == "auto" and PROBE.is_file():
         return str(PROBE), {"idle_timeout": IDLE_TIMEOUT_S}
-    return "fcfs", {"timeout": IDLE_TIMEOUT_S}
+    return str(REPO / "tests" / "engine" / "fcfs.py"), {"timeout": IDLE_TIMEOUT_S}
 
 
 # ---------------------------------------------------------------------- counting
@@ -341,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {PROBE.relative_to(REPO.parent)} not found", file=sys.stderr)
         return 2
     if args.scheduler == "auto" and not PROBE.is_file():
-        print(f"note: {PROBE.relative_to(REPO.parent)} not found: using snficon's fcfs policy")
+        print(f"note: {PROBE.relative_to(REPO.parent)} not found: using tests/engine/fcfs.py")
     with tempfile.TemporaryDirectory(prefix="snficon-bench-") as name:
         folder = Path(name)
         started = time.perf_counter()

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from snficon.analysis.decision_log import read_decision_log
-from snficon.engine.session import simulate_in_process
+from snficon.drivers.session import simulate_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 INPUTS = REPO.parent / "shared" / "data" / "paper-inputs"

@@ -28,8 +28,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from snficon.drivers.transcript import Transcript
 from snficon.engine.outputs import IDENTITY_COLUMNS, OUTPUT_SUFFIXES, WALL_CLOCK_COLUMNS
-from snficon.engine.transcript import Transcript
 
 MESSAGE_REL_TOL = 1e-9
 OUTPUT_REL_TOL = 1e-6

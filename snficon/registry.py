@@ -17,7 +17,6 @@ from snficon.errors import InputError
 
 #: Policy name -> "module:Class" of its pybatsim scheduler.
 POLICIES: dict[str, str] = {
-    "fcfs": "snficon.policies.simple_fcfs:SimpleFcfs",
     "snfIpm": "snficon.adapter.baselines:SnfIpmScheduler",
     "fcfsbIpm": "snficon.adapter.baselines:FcfsbIpmScheduler",
     "snficon": "snficon.adapter.icon:SnficonScheduler",
@@ -27,7 +26,7 @@ POLICIES: dict[str, str] = {
 }
 
 #: Policies that read the platform file (passed to them as the ``platform`` option).
-NEEDS_PLATFORM = frozenset(name for name in POLICIES if name != "fcfs")
+NEEDS_PLATFORM = frozenset(POLICIES)
 
 #: The folder holding ``schedulers/``, the package ``pybatsim NAME`` imports.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

@@ -8,6 +8,8 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
+#: A plain FCFS pybatsim scheduler file that shares no code with the decision core.
+FCFS_SCHEDULER = str(REPO_ROOT / "tests" / "engine" / "fcfs.py")
 
 
 @pytest.fixture(scope="session")

@@ -24,8 +24,8 @@ from procset import ProcSet
 from snficon.adapter.tracker import ClusterTracker
 from snficon.analysis.decision_log import DecisionLog, DecisionRow
 from snficon.core.view import ClusterView, Decisions, Trigger
-from snficon.engine.protocol import intervals
 from snficon.errors import InputError
+from snficon.intervals import intervals
 from snficon.platform.model import PowerModel
 from snficon.platform.reader import read_platform
 

@@ -164,7 +164,7 @@ def _scratch(spec: RunSpec, kind: str) -> Path:
 
 
 def _simulate(spec: RunSpec, work: Path) -> None:
-    from snficon.engine.session import simulate_in_process  # heavy: imported in the worker
+    from snficon.drivers.session import simulate_in_process  # heavy: imported in the worker
 
     workload = spec.workload_path
     jobs = spec.params.get("jobs")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from snficon.campaign.runs import write_run_metrics
-from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
+from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError
 from snficon.registry import NEEDS_PLATFORM, POLICIES
 

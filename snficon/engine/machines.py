@@ -4,10 +4,16 @@ The five machine states are Batsim's. Energy is integrated exactly: the total
 power is piecewise constant, so the running total advances by power x elapsed
 time at every change. ``wattmin`` (a column of ``out_consumed_energy.csv``) is
 the sum over hosts of the idle wattage of their current pstate.
+
+Pstate switches (``SET_RESOURCE_STATE``) are checked, started and ended here
+too: as in Batsim (``pstate.cpp``, one actor per machine), each machine goes
+through the virtual transition pstate of its sleep state for its own
+transition time; the request is acknowledged when its last machine is done.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
@@ -27,6 +33,19 @@ class MachineState(IntEnum):
     @property
     def label(self) -> str:
         return self.name.lower()
+
+
+@dataclass
+class SwitchRequest:
+    """One ``SET_RESOURCE_STATE``: acknowledged when its last machine has switched.
+
+    ``waiting`` counts the machines of the request still in transition.
+    """
+
+    alloc_text: str
+    target_pstate: int
+    sleeping: bool
+    waiting: int
 
 
 class Machines:
@@ -112,3 +131,71 @@ class Machines:
         self.counts[state] += len(nodes)
         self.state[nodes] = state
         self.since[nodes] = now
+
+    # ------------------------------------------------------------------ pstate switches
+
+    def switch_problem(self, nodes: np.ndarray, target: int) -> str | None:
+        """Why ``nodes`` cannot be sent to pstate ``target`` now (None: they can).
+
+        Only idle or sleeping machines switch; the target must be a resting
+        pstate the host has; a sleeping machine cannot be sent to sleep again.
+        """
+        hosts = self.platform.hosts
+        for node in nodes.tolist():
+            state = MachineState(int(self.state[node]))
+            if state not in (MachineState.IDLE, MachineState.SLEEPING):
+                return f"machine {node} is {state.label} and cannot be switched"
+            host = hosts[node]
+            if not 0 <= target < len(host.pstates) or target in host.virtual_pstates:
+                return f"machine {node} has no pstate {target} to rest in"
+            if state == MachineState.SLEEPING and target in host.sleep_pstates:
+                return f"machine {node} is already asleep (pstate {int(self.pstate[node])})"
+        return None
+
+    def begin_switch(self, now: float, nodes: np.ndarray, target: int, alloc_text: str
+                     ) -> tuple[SwitchRequest | None, list[tuple[float, np.ndarray]]]:
+        """Start switching ``nodes`` (checked by :meth:`switch_problem`) to pstate ``target``.
+
+        Idle machines sent to another computation pstate change at once; the
+        others enter the virtual transition pstate of their sleep state and draw
+        its wattage. Returns the request (None when no machine has a transition
+        to make) and, by ascending transition time, the groups of machines that
+        end together: ``(duration_s, nodes)``.
+        """
+        hosts = self.platform.hosts
+        to_sleep = target in hosts[int(nodes[0])].sleep_pstates
+        moving = nodes[self.state[nodes] == MachineState.SLEEPING] if not to_sleep else nodes
+        immediate = np.setdiff1d(nodes, moving)
+        if len(immediate):
+            self.set_pstate(immediate, target)
+            self.set_power(now, immediate, self.watt_idle[immediate, target])
+        if not len(moving):
+            return None, []
+        virtual_of = {}
+        for node in moving.tolist():
+            resting = target if to_sleep else int(self.pstate[node])
+            sleep_state = hosts[node].sleep_state(resting)
+            virtual_of[node] = sleep_state.switch_off if to_sleep else sleep_state.switch_on
+        for virtual in sorted(set(virtual_of.values())):
+            same = np.array([node for node, v in virtual_of.items() if v == virtual])
+            self.set_pstate(same, virtual)
+            self.set_power(now, same, self.watt_busy[same, virtual])
+        self.set_state(now, moving, MachineState.SWITCHING_OFF if to_sleep
+                       else MachineState.SWITCHING_ON)
+        request = SwitchRequest(alloc_text=alloc_text, target_pstate=target,
+                                sleeping=to_sleep, waiting=len(moving))
+        ends: dict[float, list[int]] = {}
+        for node, virtual in virtual_of.items():
+            ends.setdefault(hosts[node].transition_seconds(virtual), []).append(node)
+        return request, [(float(duration), np.array(group, dtype=np.int64))
+                         for duration, group in sorted(ends.items())]
+
+    def end_switch(self, now: float, request: SwitchRequest, nodes: np.ndarray) -> bool:
+        """Machines ``nodes`` of ``request`` reach its target pstate; True when it is done."""
+        target = request.target_pstate
+        self.set_pstate(nodes, target)
+        self.set_power(now, nodes, self.watt_idle[nodes, target])
+        self.set_state(now, nodes, MachineState.SLEEPING if request.sleeping
+                       else MachineState.IDLE)
+        request.waiting -= len(nodes)
+        return request.waiting == 0

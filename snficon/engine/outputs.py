@@ -107,6 +107,19 @@ class OutputTables:
     energy_rows: list[tuple[float, float, str, float, float | None]] = field(
         default_factory=list)
     schedule: dict[str, object] = field(default_factory=dict)
+    _last_energy: tuple[float, float] = (0.0, 0.0)
+
+    def record_states(self, now: float, counts: np.ndarray) -> None:
+        """A row of ``out_machine_states.csv``: how many machines are in each state."""
+        self.machine_states.append((now, tuple(counts.tolist())))
+
+    def record_energy(self, now: float, energy_j: float, kind: str, wattmin_w: float) -> None:
+        """A row of ``out_consumed_energy.csv``; ``epower`` is the mean power since the last
+        row (None at the same time as the last row)."""
+        last_time, last_energy = self._last_energy
+        epower = (energy_j - last_energy) / (now - last_time) if now > last_time else None
+        self.energy_rows.append((now, energy_j, kind, wattmin_w, epower))
+        self._last_energy = (now, energy_j)
 
     def render(self) -> dict[str, str]:
         """The text of each output file, keyed by its suffix (``jobs``, ``schedule``...)."""

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
 
 from snficon.platform.model import Platform
 from snficon.workload.model import JobSpec, Workload
@@ -45,57 +43,3 @@ def job_description(job: JobSpec, full_id: str) -> dict[str, Any]:
     description = dict(job.raw)
     description["id"] = full_id
     return description
-
-
-def parse_resources(text: str) -> tuple[np.ndarray, str]:
-    """Machine ids of a Batsim resource set (``"0-3 7 9-10"``), sorted and unique, and the
-    set's canonical text (intervals in increasing order, as Batsim writes them).
-
-    Raises ValueError on anything else (an empty set included).
-    """
-    if not isinstance(text, str):
-        raise ValueError(f"not a string: {text!r}")
-    tokens = text.split()
-    if not tokens:
-        raise ValueError("empty resource set")
-    ids: list[int] = []
-    pieces: list[str] = []
-    canonical, previous = True, -2
-    for token in tokens:
-        low, sep, high = token.partition("-")
-        first = int(low)
-        last = int(high) if sep else first
-        if first < 0 or last < first:
-            raise ValueError(f"bad interval {token!r}")
-        canonical = canonical and first > previous + 1
-        previous = last
-        if first == last:
-            ids.append(first)
-            pieces.append(str(first))
-        else:
-            ids.extend(range(first, last + 1))
-            pieces.append(f"{first}-{last}")
-    nodes = np.array(ids, dtype=np.int64)
-    if not canonical:
-        nodes = np.unique(nodes)
-        return nodes, format_resources(nodes)
-    return nodes, " ".join(pieces)
-
-
-def intervals(nodes: Iterable[int]) -> list[tuple[int, int]]:
-    """Maximal runs of consecutive machine ids, ascending: [0, 1, 2, 7] -> [(0, 2), (7, 7)]."""
-    ids = sorted({int(n) for n in nodes})
-    runs: list[tuple[int, int]] = []
-    first = last = ids[0]
-    for node in ids[1:]:
-        if node != last + 1:
-            runs.append((first, last))
-            first = node
-        last = node
-    runs.append((first, last))
-    return runs
-
-
-def format_resources(nodes: Iterable[int]) -> str:
-    """Batsim's text for a set of machine ids: intervals joined by spaces (``"0-3 7"``)."""
-    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in intervals(nodes))

@@ -39,60 +39,23 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from snficon.engine.answers import AnswerPlace, answer_event, answer_events
-from snficon.engine.machines import Machines, MachineState
-from snficon.engine.outputs import EngineStats, JobRow, OutputTables, schedule_summary
-from snficon.engine.protocol import (
-    begins_data,
-    format_resources,
-    job_description,
-    parse_resources,
-)
+from snficon.engine.jobs import ZERO_JOB_DURATION_S, EngineJob
+from snficon.engine.machines import Machines, MachineState, SwitchRequest
+from snficon.engine.outputs import EngineStats, OutputTables, schedule_summary
+from snficon.engine.protocol import begins_data, job_description
 from snficon.errors import DeadlockError, ProtocolError, UnsupportedError
+from snficon.intervals import format_resources, parse_resources
 from snficon.platform.model import Platform
-from snficon.workload.model import PROFILE_DELAY, JobSpec, Profile, Workload
+from snficon.workload.model import PROFILE_DELAY, Workload
 
 #: Ranks of heap entries due at the same time (see the module docstring).
 RANK_SLEEPER = 0
 RANK_EXECUTION = 1
-
-#: Batsim runs a zero-flop job in no simulated time but reports this duration.
-ZERO_JOB_DURATION_S = 1e-5
-
-@dataclass
-class EngineJob:
-    """A job as the engine tracks it through its life."""
-
-    spec: JobSpec
-    full_id: str
-    workload_name: str
-    profile: Profile
-    state: str = "SUBMITTED"
-    nodes: np.ndarray | None = None
-    alloc_text: str = ""
-    start: float = 0.0
-    power_w: float = 0.0
-
-
-@dataclass
-class SwitchRequest:
-    """One ``SET_RESOURCE_STATE``: acknowledged when its last machine has switched.
-
-    As in Batsim (one actor per machine), each machine reaches its target
-    pstate after its own transition time; ``waiting`` counts the machines
-    still in transition.
-    """
-
-    alloc_text: str
-    target_pstate: int
-    sleeping: bool
-    waiting: int
-
 
 class BatsimEngine:
     """Simulate a platform and workloads under a scheduler's decisions (Batsim 4 semantics)."""
@@ -116,7 +79,6 @@ class BatsimEngine:
         self._ends_sent = False
         self._finished = False
         self._awaiting_answer = False
-        self._last_energy_row = (0.0, 0.0)
         self._workloads = list(workloads)
         self._labels = list(workload_labels or [w.source for w in workloads])
         self._schedule_submissions()
@@ -299,13 +261,6 @@ class BatsimEngine:
             raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which is {state}")
         self._start_job(job, nodes, alloc_text)
 
-    def _duration(self, job: EngineJob, nodes: np.ndarray) -> float:
-        if job.profile.type == PROFILE_DELAY:
-            return job.profile.delay_s
-        machines = self.machines
-        speed = float(machines.speed[nodes, machines.pstate[nodes]].min())
-        return job.profile.cpu_flops / speed
-
     def _start_job(self, job: EngineJob, nodes: np.ndarray, alloc_text: str) -> None:
         machines = self.machines
         job.state, job.nodes, job.alloc_text, job.start = "RUNNING", nodes, alloc_text, self.now
@@ -315,7 +270,7 @@ class BatsimEngine:
         machines.set_power(self.now, nodes, power)
         self._record_states()
         self._energy_row("s")
-        duration = self._duration(job, nodes)
+        duration = job.duration_on(self.machines, nodes)
         walltime = job.spec.walltime
         final = "COMPLETED_SUCCESSFULLY"
         if walltime > 0 and duration > walltime:
@@ -338,11 +293,8 @@ class BatsimEngine:
         self._record_states()
         self._energy_row("e")
         self.stats.energy_last_completion = machines.energy_at(self.now)
-        self.tables.jobs.append(JobRow(
-            job_id=job.spec.id, workload_name=job.workload_name, profile=job.spec.profile,
-            submission_time=job.spec.subtime, requested_resources=job.spec.res,
-            requested_time=job.spec.walltime, final_state=final, start=job.start,
-            execution_time=elapsed if elapsed > 0 else ZERO_JOB_DURATION_S,
+        self.tables.jobs.append(job.row(
+            final, start=job.start, execution_time=elapsed if elapsed > 0 else ZERO_JOB_DURATION_S,
             allocation=job.alloc_text, consumed_energy=job.power_w * elapsed))
         return_code = 0 if final == "COMPLETED_SUCCESSFULLY" else -1
         return self._event("JOB_COMPLETED", {
@@ -353,10 +305,7 @@ class BatsimEngine:
         job = self._job_for(where, data)
         job.state = "REJECTED"
         self._unfinished -= 1
-        self.tables.jobs.append(JobRow(
-            job_id=job.spec.id, workload_name=job.workload_name, profile=job.spec.profile,
-            submission_time=job.spec.subtime, requested_resources=job.spec.res,
-            requested_time=job.spec.walltime, final_state="REJECTED"))
+        self.tables.jobs.append(job.row("REJECTED"))
 
     def _call_later(self, where: AnswerPlace, data: dict[str, Any]) -> None:
         when = data.get("timestamp")
@@ -380,68 +329,31 @@ class BatsimEngine:
         except (TypeError, ValueError):
             raise ProtocolError(f"{where}: 'state' is not a pstate number: "
                                 f"{data.get('state')!r}") from None
-        machines, hosts = self.machines, self.platform.hosts
-        for node in nodes.tolist():
-            state = MachineState(int(machines.state[node]))
-            if state not in (MachineState.IDLE, MachineState.SLEEPING):
-                raise ProtocolError(f"{where}: machine {node} is {state.label} and cannot be "
-                                    "switched")
-            host = hosts[node]
-            if not 0 <= target < len(host.pstates) or target in host.virtual_pstates:
-                raise ProtocolError(f"{where}: machine {node} has no pstate {target} to rest in")
-            if state == MachineState.SLEEPING and target in host.sleep_pstates:
-                raise ProtocolError(f"{where}: machine {node} is already asleep "
-                                    f"(pstate {int(machines.pstate[node])})")
+        problem = self.machines.switch_problem(nodes, target)
+        if problem is not None:
+            raise ProtocolError(f"{where}: {problem}")
         self.stats.grouped_switches += 1
         self.stats.machine_switches += len(nodes)
-        to_sleep = target in hosts[int(nodes[0])].sleep_pstates
         self._energy_row("p")
-        # Idle machines sent to another computation pstate change at once; the others
-        # go through the virtual transition pstate of their sleep state.
-        moving = nodes[machines.state[nodes] == MachineState.SLEEPING] if not to_sleep else nodes
-        immediate = np.setdiff1d(nodes, moving)
-        if len(immediate):
-            machines.set_pstate(immediate, target)
-            machines.set_power(self.now, immediate, machines.watt_idle[immediate, target])
-        if not len(moving):
+        request, ends = self.machines.begin_switch(self.now, nodes, target, alloc_text)
+        if request is None:
             self.tables.pstate_changes.append((self.now, alloc_text, target))
             self._pending.append(self._event("RESOURCE_STATE_CHANGED",
                                              {"resources": alloc_text, "state": str(target)}))
             return
-        virtual_of = {}
-        for node in moving.tolist():
-            resting = target if to_sleep else int(machines.pstate[node])
-            sleep_state = hosts[node].sleep_state(resting)
-            virtual_of[node] = sleep_state.switch_off if to_sleep else sleep_state.switch_on
-        for virtual in sorted(set(virtual_of.values())):
-            same = np.array([node for node, v in virtual_of.items() if v == virtual])
-            machines.set_pstate(same, virtual)
-            machines.set_power(self.now, same, machines.watt_busy[same, virtual])
-        machines.set_state(self.now, moving, MachineState.SWITCHING_OFF if to_sleep
-                           else MachineState.SWITCHING_ON)
-        self.tables.pstate_changes.append((self.now, alloc_text, -2 if to_sleep else -1))
+        self.tables.pstate_changes.append((self.now, alloc_text, -2 if request.sleeping else -1))
         self._record_states()
-        request = SwitchRequest(alloc_text=alloc_text, target_pstate=target,
-                                sleeping=to_sleep, waiting=len(moving))
-        ends: dict[float, list[int]] = {}
-        for node, virtual in virtual_of.items():
-            ends.setdefault(hosts[node].transition_seconds(virtual), []).append(node)
-        for duration, group in sorted(ends.items()):
-            self._push(self.now + float(duration), RANK_EXECUTION, "switch_end",
-                       (request, np.array(group, dtype=np.int64)))
+        for duration, group in ends:
+            self._push(self.now + duration, RANK_EXECUTION, "switch_end", (request, group))
 
     def _end_switch(self, request: SwitchRequest, nodes: np.ndarray) -> list[dict[str, Any]]:
         """Machines ``nodes`` of ``request`` reach its target pstate."""
-        machines, target = self.machines, request.target_pstate
-        machines.set_pstate(nodes, target)
-        machines.set_power(self.now, nodes, machines.watt_idle[nodes, target])
-        machines.set_state(self.now, nodes, MachineState.SLEEPING if request.sleeping
-                           else MachineState.IDLE)
+        done = self.machines.end_switch(self.now, request, nodes)
         self._record_states()
         self._energy_row("p")
-        request.waiting -= len(nodes)
-        if request.waiting:
+        if not done:
             return []
+        target = request.target_pstate
         self.tables.pstate_changes.append((self.now, request.alloc_text, target))
         return [self._event("RESOURCE_STATE_CHANGED",
                             {"resources": request.alloc_text, "state": str(target)})]
@@ -453,16 +365,12 @@ class BatsimEngine:
     # ------------------------------------------------------------------ traces
 
     def _record_states(self) -> None:
-        self.tables.machine_states.append((self.now, tuple(self.machines.counts.tolist())))
+        self.tables.record_states(self.now, self.machines.counts)
 
     def _energy_row(self, kind: str) -> None:
-        if not self.energy:
-            return
-        energy = self.machines.energy_at(self.now)
-        last_time, last_energy = self._last_energy_row
-        epower = (energy - last_energy) / (self.now - last_time) if self.now > last_time else None
-        self.tables.energy_rows.append((self.now, energy, kind, self.machines.wattmin, epower))
-        self._last_energy_row = (self.now, energy)
+        if self.energy:
+            self.tables.record_energy(self.now, self.machines.energy_at(self.now), kind,
+                                      self.machines.wattmin)
 
     def _finalise_schedule(self) -> None:
         self.tables.schedule = schedule_summary(

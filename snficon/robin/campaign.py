@@ -29,7 +29,7 @@ from snficon.registry import NEEDS_PLATFORM, PROJECT_ROOT
 from snficon.robin.files import DEFAULT_TIMEOUTS, RobinFile, write_robin
 
 #: Policy -> the ``schedulers/`` module ``pybatsim`` runs it as (variants are options).
-PYBATSIM_NAMES = {"fcfs": "fcfs", "fcfsbIpm": "fcfsbIpm", "snfIpm": "snfIpm",
+PYBATSIM_NAMES = {"fcfsbIpm": "fcfsbIpm", "snfIpm": "snfIpm",
                   "snficon": "snficon", "snficon-ng": "snficon", "snficon-nf": "snficon",
                   "snficon-ngnf": "snficon"}
 

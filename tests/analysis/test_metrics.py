@@ -17,9 +17,10 @@ import pytest
 
 from snficon.analysis.batsim_outputs import read_energy_curve
 from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
-from snficon.engine.session import simulate_in_process
+from snficon.drivers.session import simulate_in_process
 from snficon.errors import InputError
 from snficon.platform.generate import NodeModel, render_platform, write_platform
+from tests.conftest import FCFS_SCHEDULER
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 CASES = SHARED / "conformance" / "cases"
@@ -148,7 +149,7 @@ class TestEmbeddedEngine:
             {"id": 2, "subtime": 5, "res": 1, "profile": "d10", "walltime": -1}], "profiles": {
             "c20": {"type": "parallel_homogeneous", "cpu": 20e9, "com": 0},
             "d10": {"type": "delay", "delay": 10.0}}}))
-        simulate_in_process(platform, [workload], "fcfs", {"timeout": 20},
+        simulate_in_process(platform, [workload], FCFS_SCHEDULER, {"timeout": 20},
                             export_prefix=tmp_path / "out")
         m = metrics_from_outputs(tmp_path / "out")
         busy, idle = MODEL.busy_w, MODEL.idle_w

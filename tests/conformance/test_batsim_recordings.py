@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from snficon.conformance import compare_outputs, compare_transcripts
-from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
-from snficon.engine.transcript import Transcript
+from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
+from snficon.drivers.transcript import Transcript
 
 CASES = ("energy4-delay", "energy4-compute", "energy4-zero", "aoba16-delay")
 RUNNERS = {"inprocess": simulate_in_process, "zmq": simulate_with_pybatsim}

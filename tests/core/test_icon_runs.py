@@ -29,7 +29,7 @@ from procset import ProcSet
 
 from snficon.analysis.decision_log import read_decision_log
 from snficon.conformance import compare_outputs, compare_transcripts
-from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
+from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.platform.generate import (
     NodeModel,
     render_heterogeneous_platform,

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from procset import ProcSet
 
 from snficon.conformance import compare_outputs, compare_transcripts
-from snficon.engine.session import simulate_in_process, simulate_with_pybatsim
+from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.platform.generate import (
     NodeModel,
     render_heterogeneous_platform,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from snficon.conformance import compare_outputs
-from snficon.engine.batsim_cli import main
-from snficon.engine.session import (
+from snficon.drivers.batsim_cli import main
+from snficon.drivers.session import (
     free_loopback_port,
     pybatsim_command,
     simulate_in_process,
@@ -20,6 +20,7 @@ from snficon.engine.session import (
 )
 from snficon.errors import SchedulerTimeoutError
 from snficon.registry import PROJECT_ROOT
+from tests.conftest import FCFS_SCHEDULER
 
 from .conftest import write_workload
 
@@ -42,7 +43,7 @@ def test_pybatsim_cannot_tell_it_from_batsim(platform4: Path, tmp_path: Path):
     port = free_loopback_port()
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     scheduler = subprocess.Popen(
-        pybatsim_command("fcfs", {"timeout": 15}, f"tcp://127.0.0.1:{port}"), env=env,
+        pybatsim_command(FCFS_SCHEDULER, {"timeout": 15}, f"tcp://127.0.0.1:{port}"), env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         code = main(["-p", str(platform4), "-w", str(workload), "-E", "-e",
@@ -53,7 +54,7 @@ def test_pybatsim_cannot_tell_it_from_batsim(platform4: Path, tmp_path: Path):
         scheduler.kill()
         scheduler.communicate()
     assert code == 0
-    simulate_in_process(platform4, [workload], "fcfs", {"timeout": 15},
+    simulate_in_process(platform4, [workload], FCFS_SCHEDULER, {"timeout": 15},
                         export_prefix=tmp_path / "direct")
     assert compare_outputs(tmp_path / "direct", tmp_path / "zmq") == []
 
@@ -103,6 +104,6 @@ def test_scheduler_crash_stops_the_run_quickly(platform4: Path, tmp_path: Path):
 
 
 def test_module_runs_as_a_script():
-    result = subprocess.run([sys.executable, "-m", "snficon.engine.batsim_cli", "--help"],
+    result = subprocess.run([sys.executable, "-m", "snficon.drivers.batsim_cli", "--help"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "--socket-endpoint" in result.stdout

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from procset import ProcSet
 
-from snficon.engine.inprocess import run_in_process
-from snficon.engine.session import build_engine
+from snficon.drivers.inprocess import run_in_process
+from snficon.drivers.session import build_engine
 from snficon.errors import DeadlockError, ProtocolError, UnsupportedError
 
 from .conftest import write_workload

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from procset import ProcSet
 
-from snficon.engine.inprocess import run_in_process
-from snficon.engine.session import build_engine, simulate_in_process
-from snficon.engine.transcript import Transcript
+from snficon.drivers.inprocess import run_in_process
+from snficon.drivers.session import build_engine, simulate_in_process
+from snficon.drivers.transcript import Transcript
+from tests.conftest import FCFS_SCHEDULER
 
 from .conftest import TEST_MODEL, write_workload
 from .schedulers_for_tests import OneShot
@@ -73,14 +74,14 @@ def test_energy_total_matches_power_times_time(platform4: Path, tmp_path: Path):
 
 def test_in_process_and_zmq_agree_on_the_fcfs_policy(platform4: Path, tmp_path: Path):
     from snficon.conformance import compare_outputs, compare_transcripts
-    from snficon.engine.session import simulate_with_pybatsim
+    from snficon.drivers.session import simulate_with_pybatsim
 
     jobs = [{"id": i, "subtime": 7.5 * i, "res": 1 + i % 4} for i in range(1, 25)]
     workload = write_workload(tmp_path / "w.json", jobs)
     options = {"timeout": 20}
-    a = simulate_in_process(platform4, [workload], "fcfs", options,
+    a = simulate_in_process(platform4, [workload], FCFS_SCHEDULER, options,
                             export_prefix=tmp_path / "a", record=True)
-    b = simulate_with_pybatsim(platform4, [workload], "fcfs", options,
+    b = simulate_with_pybatsim(platform4, [workload], FCFS_SCHEDULER, options,
                                export_prefix=tmp_path / "b", record=True)
     assert a.transcript is not None and b.transcript is not None
     assert len(a.transcript.entries) > 40

@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from snficon.engine.session import SimulationResult, simulate_in_process, simulate_with_pybatsim
+from snficon.drivers.session import SimulationResult, simulate_in_process, simulate_with_pybatsim
 from snficon.platform.generate import (
     NodeModel,
     render_heterogeneous_platform,

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from snficon.engine.session import free_loopback_port
+from snficon.drivers.session import free_loopback_port
 from snficon.robin.files import RobinFile, read_robin, write_robin
 from snficon.robin.runner import embedded_command, run_robin, socket_port
 from tests.robin.conftest import PLATFORM, REPO_ROOT, WORKLOAD

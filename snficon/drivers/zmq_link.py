@@ -15,8 +15,8 @@ from typing import Any
 
 import zmq
 
+from snficon.drivers.transcript import Transcript
 from snficon.engine.simulator import BatsimEngine
-from snficon.engine.transcript import Transcript
 from snficon.errors import ProtocolError, SchedulerTimeoutError
 
 DEFAULT_ENDPOINT = "tcp://localhost:28000"

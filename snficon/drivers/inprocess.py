@@ -13,8 +13,8 @@ from typing import Any
 
 from batsim.batsim import Batsim, BatsimScheduler
 
+from snficon.drivers.transcript import Transcript
 from snficon.engine.simulator import BatsimEngine
-from snficon.engine.transcript import Transcript
 
 
 class EngineLink:

@@ -14,9 +14,9 @@ import sys
 from collections.abc import Sequence
 
 from snficon import __version__
-from snficon.engine.session import build_engine
-from snficon.engine.transcript import Transcript
-from snficon.engine.zmq_link import DEFAULT_ENDPOINT, run_over_zmq
+from snficon.drivers.session import build_engine
+from snficon.drivers.transcript import Transcript
+from snficon.drivers.zmq_link import DEFAULT_ENDPOINT, run_over_zmq
 from snficon.errors import SnficonError
 
 #: Batsim 4 options this engine refuses: flag -> number of values it takes.

@@ -1,11 +1,12 @@
-"""A plain FCFS scheduler with an idle timeout: the project's first, simplest policy.
+"""A plain FCFS pybatsim scheduler with an idle timeout, for the engine's tests.
 
 Jobs start in submission order on the lowest-numbered idle nodes, without
 backfilling; a job larger than the platform is rejected. When the queue head
 does not fit, just enough sleeping nodes are woken for it. An idle node whose
 timer (``timeout`` seconds since it became idle) expired while the queue is
-empty is switched off. It is the reference point of the demo until the paper's
-policies arrive; it uses only protocol features the paper's policies need.
+empty is switched off. It shares no code with the decision core, so the
+engine's tests and benchmark do not depend on the policies. Load it as pybatsim
+does, by file: ``load_scheduler("tests/engine/fcfs.py", {"timeout": 15})``.
 """
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ from snficon.core.view import COMPUTING, IDLE, SLEEPING, SWITCHING_OFF, SWITCHIN
 
 DEFAULT_TIMEOUT_S = 7200.0
 
-class SimpleFcfs(BatsimScheduler):
+
+class Fcfs(BatsimScheduler):
     """FCFS without backfilling, wake on demand, switch off after ``timeout`` idle seconds."""
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         super().__init__(dict(options or {}))
         unknown = set(self.options) - {"timeout"}
         if unknown:
-            raise ValueError(f"unknown option(s) {sorted(unknown)} for SimpleFcfs "
+            raise ValueError(f"unknown option(s) {sorted(unknown)} for Fcfs "
                              "(known: timeout)")
         self.timeout_s = float(self.options.get("timeout", DEFAULT_TIMEOUT_S))
         self.queue: list[Job] = []

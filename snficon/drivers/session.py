@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snficon.engine.inprocess import run_in_process
+from snficon.drivers.inprocess import run_in_process
+from snficon.drivers.transcript import Transcript
+from snficon.drivers.zmq_link import run_over_zmq
 from snficon.engine.outputs import OutputTables
 from snficon.engine.simulator import BatsimEngine
-from snficon.engine.transcript import Transcript
-from snficon.engine.zmq_link import run_over_zmq
 from snficon.errors import SchedulerTimeoutError
 from snficon.platform.reader import read_platform
 from snficon.registry import PROJECT_ROOT, load_scheduler

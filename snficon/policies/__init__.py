@@ -1,1 +1,0 @@
-"""Scheduling policies, as pybatsim scheduler classes (see :mod:`snficon.registry`)."""
