@@ -16,6 +16,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from snficon.core.diagnostics import Diagnostics
+
 
 class NodeState(IntEnum):
     """The paper's node partition (Definition 1): C, I, U, D, S."""
@@ -29,16 +31,6 @@ class NodeState(IntEnum):
 
 #: The state codes as plain ints, for hot loops (IntEnum attribute lookups are slow).
 COMPUTING, IDLE, SWITCHING_ON, SWITCHING_OFF, SLEEPING = (int(state) for state in NodeState)
-
-
-class Trigger:
-    """Why the scheduler was invoked (SPEC section 7)."""
-
-    INITIAL = "initial"
-    ARRIVAL = "arrival"
-    COMPLETION = "completion"
-    CALLBACK = "callback"
-    TRANSITION = "transition"
 
 
 @dataclass(frozen=True)
@@ -140,14 +132,15 @@ class JobStart:
 
 @dataclass
 class Decisions:
-    """The answer to one invocation: starts, switch-ons, switch-offs, callbacks.
+    """The answer to one invocation: starts, switch-ons, switch-offs, callbacks, kills.
 
-    ``log`` carries the invocation's decision-log fields (SPEC section 7) that
-    the policy computed (mode, screen statistics, spare target...).
+    ``kills``: ids of running jobs to kill now (``KILL_JOB``). ``diagnostics``
+    is the invocation's record for the decision log (SPEC section 7).
     """
 
     starts: list[JobStart] = field(default_factory=list)
     switch_on: list[int] = field(default_factory=list)
     switch_off: list[int] = field(default_factory=list)
     call_at: list[float] = field(default_factory=list)
-    log: dict[str, object] = field(default_factory=dict)
+    kills: list[str] = field(default_factory=list)
+    diagnostics: Diagnostics | None = None
