@@ -110,13 +110,17 @@ class PolicyScheduler(BatsimScheduler):
             self.bs.reject_jobs([job])
             return
         self.tracker.submit(job.id, job.requested_resources, requested_time(job),
-                            float(job.submit_time))
+                            float(job.submit_time), job.json_dict)
         self._triggers.add(Trigger.ARRIVAL)
 
     def onJobCompletion(self, job: Job) -> None:  # noqa: N802
         assert self.tracker is not None
         self.tracker.complete(job.id, self.bs.time())
         self._triggers.add(Trigger.COMPLETION)
+
+    def onJobsKilled(self, jobs: list[Job]) -> None:  # noqa: N802
+        """A KILL_JOB was carried out: its JOB_COMPLETED (COMPLETED_KILLED) came first and
+        freed the nodes; nothing more to record."""
 
     def onMachinePStateChanged(self, nodes: tuple[int, int], pstate: str) -> None:  # noqa: N802
         assert self.tracker is not None
