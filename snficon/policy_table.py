@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from snficon.core.policy import PARTS, Composition, compose
+from snficon.core.policy import PARTS, Composition, compose, parts_label
 from snficon.errors import InputError
 
 #: Options that choose parts instead of setting a parameter.
@@ -45,19 +45,27 @@ class PolicyEntry:
     layers: tuple[str, ...] = ()
     preset: tuple[tuple[str, Any], ...] = ()
 
-    def composition(self, options: Mapping[str, Any] | None = None) -> Composition:
-        """The checked composition of this policy under ``options`` (presets applied first)."""
-        settings = {**dict(self.preset), **dict(options or {})}
-        order = settings.pop("order", self.order)
-        power = settings.pop("power", self.power)
-        layers = settings.pop("layers", self.layers)
+    def parts(self, options: Mapping[str, Any] | None = None) -> tuple[str, str, tuple[str, ...]]:
+        """(order, power, layers): this policy's parts, or those ``options`` choose."""
+        options = options or {}
+        order = options.get("order", self.order)
+        power = options.get("power", self.power)
+        layers = options.get("layers", self.layers)
         if isinstance(layers, str):  # "a,b" from a campaign file or --set
             layers = [name.strip() for name in layers.split(",") if name.strip()]
         if not isinstance(order, str) or not isinstance(power, str) or not isinstance(
                 layers, list | tuple) or not all(isinstance(x, str) for x in layers):
             raise InputError(f"policy {self.name}: 'order' and 'power' take a part name, "
                              "'layers' a list of part names")
-        return compose(order, power, tuple(layers), settings)
+        return order, power, tuple(layers)
+
+    def composition(self, options: Mapping[str, Any] | None = None) -> Composition:
+        """The checked composition of this policy under ``options`` (presets applied first)."""
+        settings = {**dict(self.preset), **dict(options or {})}
+        order, power, layers = self.parts(settings)
+        for key in COMPOSITION_KEYS:
+            settings.pop(key, None)
+        return compose(order, power, layers, settings)
 
     @property
     def parameters(self) -> tuple[type, ...]:
@@ -121,10 +129,10 @@ def policy_label(name: str, options: Mapping[str, Any] | None = None) -> str:
     if entry is None:
         return name
     if options and any(key in options for key in COMPOSITION_KEYS):
-        composition = entry.composition(options)
-        if (composition.order, composition.power, composition.layers) != (
-                entry.order, entry.power, entry.layers):
-            return composition.label
+        parts = entry.parts(options)
+        if parts != (entry.order, entry.power, entry.layers):
+            order, power, layers = parts
+            return parts_label((order, power, *layers))
     return entry.label
 
 

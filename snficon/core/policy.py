@@ -61,6 +61,12 @@ def part_names(kind: str) -> list[str]:
     return [name for name, spec in PARTS.items() if spec.kind == kind]
 
 
+def parts_label(parts: Sequence[str]) -> str:
+    """The label of a composition from its parts' labels, joined by ``+`` (an unknown
+    part shows its name)."""
+    return "+".join(PARTS[name].label if name in PARTS else name for name in parts)
+
+
 def _part(name: str, kind: str) -> PartSpec:
     spec = PARTS.get(name)
     if spec is None or spec.kind != kind:
@@ -102,7 +108,7 @@ class Composition:
     @property
     def label(self) -> str:
         """``ORDER+POWER[+LAYER...]`` from the parts' labels (e.g. ``FCFS/B+ICON``)."""
-        return "+".join(PARTS[name].label for name in self.parts)
+        return parts_label(self.parts)
 
     def build(self, p_sleep_w: np.ndarray) -> Policy:
         """The policy for a run on a platform with per-node sleep power ``p_sleep_w`` (W)."""
