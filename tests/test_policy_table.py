@@ -22,7 +22,7 @@ from snficon.core.policy import PARTS
 from snficon.policy_table import POLICIES, policy_colour, policy_label, resolved_options
 from snficon.robin.campaign import pybatsim_command
 from tests.conftest import REPO_ROOT
-from tests.engine.conftest import platform4, write_workload  # noqa: F401 (fixture)
+from tests.engine.conftest import write_workload
 
 
 @pytest.mark.parametrize("name", list(POLICIES))

@@ -26,7 +26,7 @@ from snficon.drivers.inprocess import EngineLink, _LinkedBatsim
 from snficon.drivers.session import build_engine
 from snficon.drivers.transcript import Transcript
 from snficon.registry import load_scheduler
-from tests.engine.conftest import platform4, write_workload  # noqa: F401 (fixture)
+from tests.engine.conftest import write_workload
 
 
 class ShiftingLink(EngineLink):
