@@ -455,6 +455,12 @@ def test_spare_target_wakes_nodes_for_the_next_job() -> None:
     assert decisions.switch_on == [2, 3] and decisions.switch_off == []
     assert 0.0 < log["pi_a"] <= 1.0
     assert 0.0 < log["horizon"] <= 3600.0
+    # the neighbours x = 1 and x = 3: x = 1 waits 30 s more, x = 3 pays one more wake
+    below = (log["target_below_j"], log["target_below_w"], log["target_below_e"])
+    above = (log["target_above_j"], log["target_above_w"], log["target_above_e"])
+    assert below[0] > log["target_j"] and above[0] > log["target_j"]
+    assert below[1] > log["target_w"] and above[1] == pytest.approx(log["target_w"])
+    assert above[2] > log["target_e"] > below[2]
 
 
 def test_completion_rate_counts_jobs_started_now() -> None:
