@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from snficon.report.data import (
     J_PER_MWH,
@@ -22,7 +24,14 @@ from snficon.report.data import (
     cases,
     profile_scores,
 )
-from snficon.report.panels import Figure, column, figure_legend, label_ranks, panel_grid
+from snficon.report.panels import (
+    Figure,
+    column,
+    figure_legend,
+    label_ranks,
+    legend_below,
+    panel_grid,
+)
 from snficon.report.style import policy_colour
 
 #: Definitions shared by the captions (SPEC section 6, the paper's window [0, last job end]).
@@ -68,10 +77,11 @@ def base_comparison(frame: pd.DataFrame) -> Figure | None:
             records.append({"case": case, "policy": row["label"], "AW (min)": wait[i],
                             "EW (MWh)": waste[i], "AW / max AW": wait_n[i],
                             "EW / max EW": waste_n[i]})
-    axes[0].legend(fontsize=8, loc="lower left")
     fig.suptitle("Base configuration: wasted energy EW (bars) and average wait AW (line), "
                  "each over the panel's worst")
     fig.tight_layout()
+    legend_below(fig, [Patch(facecolor="#999999", alpha=0.75, label="EW / max EW (bars)"),
+                       Line2D([], [], color="black", marker="o", label="AW / max AW (line)")])
     caption = (f"Each panel is one platform / workload case at default options (Table I). "
                f"Bars: {WASTE_DEFINITION}; line: {WAIT_DEFINITION}; both divided by the "
                "largest value in the panel (worst = 1). The table gives the raw values.")

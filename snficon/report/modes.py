@@ -35,6 +35,8 @@ MAX_WINDOWS = 100
 DEFAULT_DELTA_CV, DEFAULT_DELTA_RHO = 0.45, 0.65
 #: Upper end of the cv_A axis (a few bursty windows reach 10 and more).
 CV_TOP = 4.0
+#: Upper end of the D_n,A axis: D is at most 1; the limit is drawn up to here.
+KS_TOP = 1.6
 DIAGNOSTICS = ("arrival_n", "arrival_cv", "arrival_lag1", "arrival_ks", "arrival_ks_limit",
                "arrival_accepted")
 
@@ -97,7 +99,7 @@ def mode_occupancy(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
         return None
     panels = list(dict.fromkeys(case for case, _, _ in chosen))
     window_h = occupancy_window_h(max(_end_s(row, log) for _, row, log in chosen) / 3600)
-    fig, axes = plt.subplots(len(panels), 1, figsize=(12, 1.9 * len(panels) + 0.9),
+    fig, axes = plt.subplots(len(panels), 1, figsize=(12, 1.9 * len(panels) + 1.4),
                              squeeze=False)
     axes = list(axes[:, 0])
     summary, windows, notes = [], [], []
@@ -226,7 +228,8 @@ def screen_diagnostics(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
                      linestyle=":", label="KS limit")
         axes[2].plot(hours, ks, ".", color=hue, markersize=1.6)
         axes[2].set_ylabel("D_n,A", fontsize=8)
-        axes[2].set_ylim(0, 1.05)
+        highest = float(np.nanmax(limit)) if np.isfinite(limit).any() else 1.0
+        axes[2].set_ylim(0, min(KS_TOP, max(1.05, 1.05 * highest)))
         axes[2].set_xlabel("simulation time (h)", fontsize=8)
         axes[0].set_title(f"{case} - {row['label']}: delta_cv = {delta_cv:g}, "
                           f"delta_rho = {delta_rho:g}", fontsize=9, loc="left")
@@ -258,7 +261,8 @@ def screen_diagnostics(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
                "(eq. 6); rho_1,A, the lag-one autocorrelation (eq. 8), accepted when "
                "|rho_1,A| <= delta_rho (eq. 9); D_n,A, the Kolmogorov-Smirnov distance to "
                "the fitted exponential, accepted under the limit kappa_m kappa_0 / sqrt(n) "
-               "(eq. 10, dotted; D is at most 1, so a limit above 1 accepts any sample). All "
+               "(eq. 10, dotted, drawn up to 1.6; D is at most 1, so a limit above 1 accepts any "
+               "sample). All "
                "three are dimensionless. The table gives, per case, "
                "the share of the time (from the first invocation to the last job's end) "
                "each condition held; the CSV every value drawn.")

@@ -42,6 +42,8 @@ from snficon.report.tradeoff import IDENTICAL_RTOL, OFFSET_PT
 
 #: Fig. numbers of the sweeps.
 FIGURE_NUMBER = {"t_m": "8", "alpha": "9"}
+#: The swept options' symbols in sentences.
+SYMBOL = {"t_m": "T_M", "alpha": "alpha"}
 #: Swept value -> displayed value (T_M in hours).
 SCALE = {"t_m": 1 / 3600, "alpha": 1.0}
 
@@ -147,7 +149,8 @@ def sweep_plane(frame: pd.DataFrame, option: str) -> Figure | None:
             shift = OFFSET_PT * sum(_same_path(path, seen) for _, seen in drawn)
             if twins:
                 notes.append(f"{case}: {policy_label(policy)} = {policy_label(twins[0])} at "
-                             f"every {SWEEPS[option]} value (drawn {shift:g} pt to the right).")
+                             f"every {SYMBOL.get(option, option)} value (drawn {shift:g} pt to "
+                             "the right).")
             _draw_path(ax, policy, x[where], y[where], values[where], front[where], sizes,
                        shift, option, spans, centre, labelled=not twins)
             drawn.append((policy, path))
@@ -172,7 +175,7 @@ def sweep_plane(frame: pd.DataFrame, option: str) -> Figure | None:
         ax.set_axisbelow(True)
         ax.margins(0.1)
     number = FIGURE_NUMBER.get(option, "?")
-    name = SWEEPS[option]
+    name = SYMBOL.get(option, option)
     fig.suptitle(f"Sweep of {name}: waiting time vs energy waste (marker size grows with "
                  f"{name}; filled: nondominated)", fontsize=10)
     fig.tight_layout()
@@ -194,7 +197,7 @@ def sweep_plane(frame: pd.DataFrame, option: str) -> Figure | None:
                "dashed line is the empirical Pareto frontier of all the panel's points; "
                "filled markers are nondominated, hollow ones dominated. A variant whose "
                "whole path equals another's is drawn a few points to the right.")
-    return Figure(f"sweep_{option}", f"{name} sweep (Fig. {number})", fig,
+    return Figure(f"sweep_{option}", f"{SWEEPS[option]} sweep (Fig. {number})", fig,
                   pd.DataFrame(records), caption,
                   notes or ["No two variants' paths are identical."])
 
