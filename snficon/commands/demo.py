@@ -97,14 +97,14 @@ def demo(args: argparse.Namespace) -> int:
     frame = load_results(results)
     order = {policy: i for i, policy in enumerate(DEMO_POLICIES)}
     frame = frame.sort_values("policy", key=lambda s: s.map(order))
-    header = (f"{'policy':<12} {'mean wait (min)':>15} {'max wait (h)':>12} "
+    header = (f"{'policy':<12} {'mean wait (min)':>15} {'max wait (min)':>14} "
               f"{'energy (MWh)':>12} {'wasted (MWh)':>12} {'ICON share':>10}")
     print(header)
     print("-" * len(header))
     for _, row in frame.iterrows():
         share = row.get("icon_time_share")
         share_text = f"{100 * share:.1f} %" if share == share and share is not None else "-"
-        print(f"{row['label']:<12} {row['mean_wait'] / 60:>15.2f} {row['max_wait'] / 3600:>12.2f} "
+        print(f"{row['label']:<12} {row['mean_wait'] / 60:>15.2f} {row['max_wait'] / 60:>14.1f} "
               f"{row['energy_total'] / J_PER_MWH:>12.3f} {row['energy_wasted'] / J_PER_MWH:>12.3f}"
               f" {share_text:>10}")
     written = build_report(results, output, title="SNF-ICON demo")
