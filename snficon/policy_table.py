@@ -32,7 +32,9 @@ class PolicyEntry:
 
     ``label`` is the paper's name, ``colour`` its colour in every figure,
     ``pybatsim`` the module of ``schedulers/`` that ``pybatsim`` runs it as
-    (with ``preset`` passed as options: variants share their parent's module).
+    (with ``preset`` passed as options: variants share their parent's module);
+    ``marker`` and ``linestyle`` how figures draw it. The table's order is the
+    paper's.
     """
 
     name: str
@@ -44,6 +46,8 @@ class PolicyEntry:
     summary: str
     layers: tuple[str, ...] = ()
     preset: tuple[tuple[str, Any], ...] = ()
+    marker: str = "o"  # its matplotlib marker in scatter figures
+    linestyle: str | tuple = "-"  # its line style in time-series figures
 
     def parts(self, options: Mapping[str, Any] | None = None) -> tuple[str, str, tuple[str, ...]]:
         """(order, power, layers): this policy's parts, or those ``options`` choose."""
@@ -75,18 +79,23 @@ class PolicyEntry:
 
 POLICIES: dict[str, PolicyEntry] = {entry.name: entry for entry in (
     PolicyEntry("fcfsbIpm", "FCFS/B+IPM", "#1f77b4", "fcfs-easy", "ipm", "fcfsbIpm",
-                "FCFS with EASY backfilling, PSAS wake planning, IPM idle timeout (PSAS+IPM)"),
+                "FCFS with EASY backfilling, PSAS wake planning, IPM idle timeout (PSAS+IPM)",
+                marker="s"),
     PolicyEntry("snfIpm", "SNF+IPM", "#ff7f0e", "snf", "ipm", "snfIpm",
-                "smallest-need-first dispatch, PSAS wake planning, IPM idle timeout"),
+                "smallest-need-first dispatch, PSAS wake planning, IPM idle timeout",
+                marker="D"),
     PolicyEntry("snficon", "SNF-ICON", "#2ca02c", "snf", "icon", "snficon",
-                "SNF-ICON (the paper's Algorithm 1)"),
+                "SNF-ICON (the paper's Algorithm 1)", marker="o", linestyle="-"),
     PolicyEntry("snficon-ng", "SNF-ICON-NG", "#d62728", "snf", "icon", "snficon",
-                "SNF-ICON without the arrival-recency gate", preset=(("gate", False),)),
+                "SNF-ICON without the arrival-recency gate", preset=(("gate", False),),
+                marker="^", linestyle=(0, (5, 2))),
     PolicyEntry("snficon-nf", "SNF-ICON-NF", "#9467bd", "snf", "icon", "snficon",
-                "SNF-ICON without the Markovianity fallback", preset=(("fallback", False),)),
+                "SNF-ICON without the Markovianity fallback", preset=(("fallback", False),),
+                marker="v", linestyle=(0, (1, 1.5))),
     PolicyEntry("snficon-ngnf", "SNF-ICON-NGNF", "#8c564b", "snf", "icon", "snficon",
                 "SNF-ICON without gate nor fallback",
-                preset=(("gate", False), ("fallback", False))),
+                preset=(("gate", False), ("fallback", False)),
+                marker="X", linestyle=(0, (6, 2, 1, 2))),
 )}
 
 #: The colour of a policy that is not in the table.
