@@ -1,0 +1,145 @@
+"""Held states, interval energy and running totals (snficon.rl.ledger)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from snficon.adapter.baselines import FcfsbIpmScheduler
+from snficon.analysis.metrics import metrics_from_outputs
+from snficon.core.view import ClusterView, Decisions, JobStart, NodeState, QueuedJob
+from snficon.drivers.inprocess import run_in_process
+from snficon.drivers.session import build_engine
+from snficon.platform.generate import NodeModel, render_platform, write_platform
+from snficon.platform.reader import read_platform
+from snficon.rl.ledger import (
+    NodeHistory,
+    after_starts,
+    held_nodes,
+    interval_usage,
+    max_noncompute_power_w,
+)
+from tests.core.conftest import computing, idle, job, sleeping, switching_off, switching_on, view
+from tests.rl.conftest import P_IDLE_W, P_OFF_W, P_ON_W, P_SLEEP_W, power_model
+
+
+class TestIntervalUsage:
+    def test_each_state_by_hand(self):
+        # idle, asleep, computing, switching on until 20, switching off until 5; from 0 to 40
+        v = view([idle(0), sleeping(), computing(100), switching_on(20), switching_off(5)])
+        held = held_nodes(v, Decisions(), power_model(5))
+        usage = interval_usage(held, 40.0, power_model(5))
+        assert usage.duration_s == 40
+        assert list(usage.wasted_j) == [
+            P_IDLE_W * 40, P_SLEEP_W * 40, 0.0,
+            P_ON_W * 20 + P_IDLE_W * 20,      # 3000 + 2000
+            P_OFF_W * 5 + P_SLEEP_W * 35]     # 250 + 350
+        assert list(usage.switching_s) == [0, 0, 0, 20, 5]
+
+    def test_decisions_change_what_nodes_hold(self):
+        power = power_model(4)
+        v = view([idle(0), idle(0), sleeping(), idle(0)], [job("j1", 1, 500)], now=100)
+        decisions = Decisions(starts=[JobStart("j1", (3,))], switch_on=[2], switch_off=[1])
+        held = held_nodes(v, decisions, power)
+        assert list(held.state) == [NodeState.IDLE, NodeState.SWITCHING_OFF,
+                                    NodeState.SWITCHING_ON, NodeState.COMPUTING]
+        assert held.transition_end_s[1] == 110 and held.transition_end_s[2] == 130
+        usage = interval_usage(held, 150.0, power)  # 50 s
+        assert list(usage.wasted_j) == [P_IDLE_W * 50, P_OFF_W * 10 + P_SLEEP_W * 40,
+                                        P_ON_W * 30 + P_IDLE_W * 20, 0.0]
+
+    def test_max_noncompute_power(self):
+        assert list(max_noncompute_power_w(power_model(2))) == [P_ON_W, P_ON_W]
+
+
+class TestAfterStarts:
+    def test_started_jobs_run_and_leave_the_queue(self):
+        v = view([idle(3), idle(4), sleeping()], [job("j1", 2, 50, submit=1), job("j2", 1, 9)],
+                 now=10)
+        after = after_starts(v, [JobStart("j1", (0, 1)), JobStart("gone", (2,))])
+        assert [j.job_id for j in after.queue] == ["j2"]
+        assert [(r.job_id, r.nodes, r.start_s, r.req_time_s) for r in after.running] == [
+            ("j1", (0, 1), 10, 50)]
+        assert list(after.nodes.state) == [NodeState.COMPUTING] * 2 + [NodeState.SLEEPING]
+        assert list(after.nodes.release_req_s[:2]) == [60, 60]
+        assert np.isnan(after.nodes.idle_since_s[:2]).all()
+        assert v.nodes.state[0] == NodeState.IDLE  # the original view is untouched
+
+    def test_no_start_is_the_same_view(self):
+        v = view([idle(0)], [job("j1", 1, 5)])
+        assert after_starts(v, []) is v
+
+
+class TestNodeHistory:
+    def test_totals_shares_and_arrival_window(self):
+        power = power_model(2)
+        history = NodeHistory.for_power(power, arrival_window_s=100)
+        usage = interval_usage(held_nodes(view([idle(0), sleeping()]), Decisions(), power),
+                               50.0, power)
+        history.add(usage)
+        history.add(dataclasses.replace(usage, start_s=50.0, end_s=100.0))
+        assert history.elapsed_s == 100
+        assert list(history.wasted_j) == [P_IDLE_W * 100, P_SLEEP_W * 100]
+        assert list(history.wasted_share()) == pytest.approx([P_IDLE_W / P_ON_W,
+                                                              P_SLEEP_W / P_ON_W])
+        assert history.total_wasted_share() == pytest.approx((P_IDLE_W + P_SLEEP_W)
+                                                             / (2 * P_ON_W))
+        arrivals = tuple(QueuedJob(f"j{t}", 1, 5, t, i) for i, t in enumerate((10, 150, 180)))
+        base = view([idle(0), idle(0)])
+        history.note_arrivals(dataclasses.replace(base, now=200, arrivals=arrivals))
+        assert list(history.arrivals) == [150, 180]  # 10 is older than 200 - 100
+        assert history.recent_arrivals(200) == 2 and history.recent_arrivals(260) == 1
+
+
+# ---------------------------------------------------------------- against the engine
+
+MODEL = NodeModel("test", busy_w=200, idle_w=100, sleep_w=10, off_s=8, off_w=50,
+                  on_s=32, on_w=150)
+
+
+class RecordingFcfsb(FcfsbIpmScheduler):
+    """FCFS/EASY+IPM that keeps every (view, decisions) pair it saw and made."""
+
+    def make_policy(self, power):
+        inner = super().make_policy(power)
+        self.records: list[tuple[ClusterView, Decisions]] = []
+
+        def policy(cluster: ClusterView) -> Decisions:
+            decisions = inner(cluster)
+            self.records.append((cluster, decisions))
+            return decisions
+        return policy
+
+
+def test_wasted_energy_of_a_whole_run_equals_batsim_outputs(tmp_path):
+    """Summed over every interval between invocations (and the last one to the end of
+    the simulation), the ledger's wasted energy equals total minus computing energy as
+    the engine's Batsim-format output files give it (SPEC 6, ``energy_wasted_to_end``)."""
+    platform = write_platform(tmp_path / "p.xml", render_platform(MODEL, 4))
+    rng = np.random.default_rng(3)
+    subtimes = np.cumsum(rng.exponential(60, 40)).round(1)
+    jobs = [{"id": i + 1, "subtime": float(subtimes[i]), "res": int(rng.integers(1, 5)),
+             "profile": f"p{i}", "walltime": -1, "reqtime": 200} for i in range(40)]
+    profiles = {f"p{i}": {"type": "parallel_homogeneous", "cpu": float(rng.integers(5, 300))
+                          * 1e9, "com": 0} for i in range(40)}
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": profiles}))
+    engine = build_engine(platform, [workload])
+    scheduler = RecordingFcfsb({"platform": str(platform), "timeout": 50})
+    run_in_process(engine, scheduler)
+    engine.outputs().write(tmp_path / "out")
+    metrics = metrics_from_outputs(tmp_path / "out")
+
+    power = read_platform(platform).power_model()
+    history = NodeHistory.for_power(power)
+    records = scheduler.records
+    switches = sum(len(d.switch_off) for _, d in records)
+    assert switches > 5  # the run does sleep and wake nodes
+    ends = [v.now for v, _ in records[1:]] + [engine.now]
+    for (cluster, decisions), end in zip(records, ends, strict=True):
+        history.add(interval_usage(held_nodes(cluster, decisions, power), end, power))
+    assert history.elapsed_s == pytest.approx(engine.now)
+    assert history.wasted_j.sum() == pytest.approx(metrics.energy_wasted_to_end, rel=1e-9)
