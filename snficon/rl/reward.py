@@ -145,3 +145,78 @@ def transition_reward(before: ClusterView, decisions: Decisions, after: ClusterV
     reward = 0.0 if usage.duration_s <= 0 else budiarjo_reward(energy, waiting, weights, done)
     return RewardTerms(reward=reward, energy=energy, waiting=waiting,
                        duration_s=usage.duration_s, usage=usage)
+
+
+class StepMeter:
+    """The reward of a step that spans several scheduler invocations.
+
+    The authors' agent acts every ``rl.dt`` seconds while the scheduler is
+    invoked in between (arrivals, completions). Feed every invocation of the
+    step, in order: :meth:`begin` with the agent's invocation, :meth:`add`
+    with each later one, and :meth:`finish` with the view that ends the step
+    (the next agent invocation, or the end of the simulation). Energy is
+    summed over the intervals for the nodes that had a choice at the start;
+    each job's wait within the step counts from its arrival (or the step's
+    start) to its start (or the step's end). With :meth:`begin` then
+    :meth:`finish` it is :func:`transition_reward`.
+    """
+
+    def __init__(self, power: PowerModel, weights: RewardWeights | None = None) -> None:
+        self.power = power
+        self.weights = weights or RewardWeights()
+        self._max_power_w = max_noncompute_power_w(power)
+        self._reset(math.nan)
+
+    def _reset(self, start_s: float) -> None:
+        size = len(self.power.p_idle_w)
+        self._start_s = start_s
+        self._decision = np.zeros(size, dtype=bool)
+        self._wasted_j = np.zeros(size)
+        self._switching_s = np.zeros(size)
+        self._submit: dict[str, float] = {}
+        self._started: dict[str, float] = {}
+        self._last: tuple[ClusterView, Decisions] | None = None
+
+    def begin(self, view: ClusterView, decisions: Decisions) -> None:
+        """The step starts at ``view`` (as the scheduler got it) with ``decisions``."""
+        self._reset(view.now)
+        self._decision = decision_nodes(action_mask(after_starts(view, decisions.starts).nodes))
+        self._record(view, decisions)
+
+    def add(self, view: ClusterView, decisions: Decisions) -> None:
+        """A later invocation within the step, and what was decided then."""
+        self._close(view.now)
+        self._record(view, decisions)
+
+    def finish(self, view: ClusterView, done: bool = False) -> RewardTerms:
+        """The step ends at ``view``; ``done``: the simulation ended."""
+        self._close(view.now)
+        for job in view.queue:
+            self._submit.setdefault(job.job_id, job.submit_s)
+        usage = IntervalUsage(self._start_s, view.now, self._wasted_j, self._switching_s)
+        energy = energy_term(usage, self._decision, self._max_power_w)
+        ids = list(self._submit)
+        waiting = waiting_term(np.array([self._submit[i] for i in ids]),
+                               np.array([self._started.get(i, np.inf) for i in ids]),
+                               self._start_s, view.now)
+        duration = usage.duration_s
+        reward = 0.0 if duration <= 0 else budiarjo_reward(energy, waiting, self.weights, done)
+        return RewardTerms(reward=reward, energy=energy, waiting=waiting, duration_s=duration,
+                           usage=usage)
+
+    def _record(self, view: ClusterView, decisions: Decisions) -> None:
+        for job in view.queue:
+            self._submit.setdefault(job.job_id, job.submit_s)
+        queued = {job.job_id for job in view.queue}
+        for start in decisions.starts:
+            if start.job_id in queued:
+                self._started.setdefault(start.job_id, view.now)
+        self._last = (view, decisions)
+
+    def _close(self, end_s: float) -> None:
+        if self._last is None:
+            raise RuntimeError("StepMeter: begin() must come first")
+        view, decisions = self._last
+        usage = interval_usage(held_nodes(view, decisions, self.power), end_s, self.power)
+        self._wasted_j = self._wasted_j + usage.wasted_j
+        self._switching_s = self._switching_s + usage.switching_s

@@ -22,6 +22,7 @@ from snficon.rl.ledger import (
     interval_usage,
     max_noncompute_power_w,
 )
+from snficon.rl.reward import transition_reward
 from tests.core.conftest import computing, idle, job, sleeping, switching_off, switching_on, view
 from tests.rl.conftest import P_IDLE_W, P_OFF_W, P_ON_W, P_SLEEP_W, power_model
 
@@ -114,10 +115,11 @@ class RecordingFcfsb(FcfsbIpmScheduler):
         return policy
 
 
-def test_wasted_energy_of_a_whole_run_equals_batsim_outputs(tmp_path):
-    """Summed over every interval between invocations (and the last one to the end of
-    the simulation), the ledger's wasted energy equals total minus computing energy as
-    the engine's Batsim-format output files give it (SPEC 6, ``energy_wasted_to_end``)."""
+@pytest.fixture(scope="module")
+def recorded_run(tmp_path_factory):
+    """FCFS/EASY+IPM (timeout 50 s) on 4 nodes, 40 jobs: its (view, decisions) pairs, the
+    end time, the metrics of its output files and the platform's power model."""
+    tmp_path = tmp_path_factory.mktemp("run")
     platform = write_platform(tmp_path / "p.xml", render_platform(MODEL, 4))
     rng = np.random.default_rng(3)
     subtimes = np.cumsum(rng.exponential(60, 40)).round(1)
@@ -131,15 +133,31 @@ def test_wasted_energy_of_a_whole_run_equals_batsim_outputs(tmp_path):
     scheduler = RecordingFcfsb({"platform": str(platform), "timeout": 50})
     run_in_process(engine, scheduler)
     engine.outputs().write(tmp_path / "out")
-    metrics = metrics_from_outputs(tmp_path / "out")
+    return (scheduler.records, engine.now, metrics_from_outputs(tmp_path / "out"),
+            read_platform(platform).power_model())
 
-    power = read_platform(platform).power_model()
+
+def test_wasted_energy_of_a_whole_run_equals_batsim_outputs(recorded_run):
+    """Summed over every interval between invocations (and the last one to the end of
+    the simulation), the ledger's wasted energy equals total minus computing energy as
+    the engine's Batsim-format output files give it (SPEC 6, ``energy_wasted_to_end``)."""
+    records, end, metrics, power = recorded_run
     history = NodeHistory.for_power(power)
-    records = scheduler.records
     switches = sum(len(d.switch_off) for _, d in records)
     assert switches > 5  # the run does sleep and wake nodes
-    ends = [v.now for v, _ in records[1:]] + [engine.now]
-    for (cluster, decisions), end in zip(records, ends, strict=True):
-        history.add(interval_usage(held_nodes(cluster, decisions, power), end, power))
-    assert history.elapsed_s == pytest.approx(engine.now)
+    ends = [v.now for v, _ in records[1:]] + [end]
+    for (cluster, decisions), until in zip(records, ends, strict=True):
+        history.add(interval_usage(held_nodes(cluster, decisions, power), until, power))
+    assert history.elapsed_s == pytest.approx(end)
     assert history.wasted_j.sum() == pytest.approx(metrics.energy_wasted_to_end, rel=1e-9)
+
+
+def test_rewards_of_a_whole_run_are_shares(recorded_run):
+    records, _, _, power = recorded_run
+    terms = [transition_reward(before, decisions, after, power)
+             for (before, decisions), (after, _) in zip(records, records[1:], strict=False)]
+    assert len(terms) > 50
+    for term in terms:
+        assert 0 <= term.energy <= 1 and 0 <= term.waiting <= 1
+        assert -1 <= term.reward <= 0
+    assert any(term.waiting > 0 for term in terms) and any(term.energy > 0 for term in terms)

@@ -8,6 +8,7 @@ import pytest
 from snficon.core.view import Decisions, JobStart
 from snficon.rl.reward import (
     RewardWeights,
+    StepMeter,
     budiarjo_reward,
     transition_reward,
     waiting_term,
@@ -89,3 +90,41 @@ class TestWaitingTerm:
             RewardWeights(energy=-1)
         assert budiarjo_reward(0.2, 0.4, RewardWeights(1.0, 3.0)) == pytest.approx(-1.4)
         assert budiarjo_reward(0.2, 0.4, RewardWeights(1.0, 3.0), done=True) == -0.2
+
+
+class TestStepMeter:
+    def test_one_interval_is_transition_reward(self):
+        before, decisions, after = hand_case()
+        meter = StepMeter(power_model(4))
+        meter.begin(before, decisions)
+        terms = meter.finish(after)
+        expected = transition_reward(before, decisions, after, power_model(4))
+        assert (terms.reward, terms.energy, terms.waiting) == pytest.approx(
+            (expected.reward, expected.energy, expected.waiting))
+        assert list(terms.usage.wasted_j) == list(expected.usage.wasted_j)
+
+    def test_a_step_over_three_invocations_by_hand(self):
+        # t = 0: the agent switches node 0 off; j1 waits (needs 2 nodes, only node 1 idle)
+        # t = 40: j2 arrives and starts on node 1; t = 100: node 1's job ends, end of step
+        nodes0 = [idle(0), idle(0), sleeping()]
+        first = view(nodes0, [job("j1", 2, 50, submit=-20)], now=0)
+        middle = view([sleeping(), idle(0), sleeping()],
+                      [job("j1", 2, 50, submit=-20), job("j2", 1, 60, submit=40)], now=40)
+        last = view([sleeping(), idle(100), sleeping()], [job("j1", 2, 50, submit=-20)],
+                    now=100)
+        meter = StepMeter(power_model(3))
+        meter.begin(first, Decisions(switch_off=[0]))
+        meter.add(middle, Decisions(starts=[JobStart("j2", (1,))]))
+        terms = meter.finish(last)
+        # node 0 (off at 0): 10 s at 50 W then 90 s at 10 W; node 1: idle 40 s, then
+        # computing; node 2 asleep 100 s. All three had a choice at t = 0.
+        wasted = [P_OFF_W * 10 + P_SLEEP_W * 90, 100 * 40, P_SLEEP_W * 100]
+        assert list(terms.usage.wasted_j) == pytest.approx(wasted)
+        assert terms.energy == pytest.approx(np.mean(wasted) / (P_ON_W * 100))
+        # j1 waited the whole step; j2 from 40 to 40 (started on arrival)
+        assert terms.waiting == pytest.approx((1.0 + 0.0) / 2)
+        assert terms.duration_s == 100
+
+    def test_begin_first(self):
+        with pytest.raises(RuntimeError, match="begin"):
+            StepMeter(power_model(1)).add(view([idle(0)]), Decisions())
