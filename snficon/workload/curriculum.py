@@ -22,7 +22,9 @@ open is fixed as the authors' ``BuildCurriculum.py`` does:
   into the simple and the complex generator, draws in the order above, so a
   seed gives the same files byte for byte. With the segment of DAS2 FS1
   (jobs 3001-4000) and seed 42 this reproduces the authors' published
-  ``DAS2-fs1-3001-4000_simple.json`` and ``_complex.json`` job for job.
+  ``DAS2-fs1-3001-4000_simple.json`` and ``_complex.json``, every field of
+  every job (compared once with their files; the tests check sums and first
+  jobs taken from them).
 
 One difference: the authors' files set ``nb_res`` to the largest job of the
 segment (48 on FS1); these keep the segment's ``nb_res`` (the platform size).
