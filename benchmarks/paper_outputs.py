@@ -84,12 +84,15 @@ def main() -> int:
     parser.add_argument("--policies", nargs="+", default=list(POLICIES))
     parser.add_argument("--cases", nargs="+", default=list(CASES))
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--keep", type=Path, help="keep the run folders under this folder")
     args = parser.parse_args()
     if not INPUTS.is_dir():
         raise SystemExit(f"{INPUTS} is absent: the paper's inputs come from ../shared")
     results: dict[str, dict[str, dict[str, str]]] = {}
-    with tempfile.TemporaryDirectory(prefix="snficon-outputs-") as folder:
+    with tempfile.TemporaryDirectory(prefix="snficon-outputs-") as scratch:
+        folder = str(args.keep) if args.keep else scratch
         work = Path(folder)
+        work.mkdir(parents=True, exist_ok=True)
         with ProcessPoolExecutor(args.workers) as pool:
             inputs = {case: pool.submit(convert, INPUTS / CASES[case][0],
                                         work / f"{case}.json") for case in args.cases}

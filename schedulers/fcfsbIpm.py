@@ -1,7 +1,5 @@
-"""``pybatsim fcfsbIpm``: FCFS/EASY+IPM, the PSAS+IPM baseline (:mod:`snficon.core.baseline`)."""
+"""``pybatsim fcfsbIpm``: the ``fcfsbIpm`` row of :data:`snficon.policy_table.POLICIES`."""
 
-from snficon.adapter.baselines import FcfsbIpmScheduler
+from snficon.adapter.scheduler import scheduler_class
 
-
-class FcfsbIpm(FcfsbIpmScheduler):
-    """The class pybatsim instantiates for ``pybatsim fcfsbIpm``."""
+FcfsbIpm = scheduler_class("fcfsbIpm")

@@ -1,7 +1,5 @@
-"""``pybatsim snfIpm``: SNF+IPM (:mod:`snficon.core.baseline`)."""
+"""``pybatsim snfIpm``: the ``snfIpm`` row of :data:`snficon.policy_table.POLICIES`."""
 
-from snficon.adapter.baselines import SnfIpmScheduler
+from snficon.adapter.scheduler import scheduler_class
 
-
-class SnfIpm(SnfIpmScheduler):
-    """The class pybatsim instantiates for ``pybatsim snfIpm``."""
+SnfIpm = scheduler_class("snfIpm")

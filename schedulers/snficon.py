@@ -1,10 +1,5 @@
-"""``pybatsim snficon``: SNF-ICON (:mod:`snficon.core.controller`).
+"""``pybatsim snficon``: the ``snficon`` row of :data:`snficon.policy_table.POLICIES`."""
 
-Variants through options: ``-o '{"gate": false}'`` (NG), ``{"fallback": false}`` (NF).
-"""
+from snficon.adapter.scheduler import scheduler_class
 
-from snficon.adapter.icon import SnficonScheduler
-
-
-class Snficon(SnficonScheduler):
-    """The class pybatsim instantiates for ``pybatsim snficon``."""
+Snficon = scheduler_class("snficon")

@@ -1,32 +1,21 @@
-"""The schedulers users can name, mapped to their pybatsim classes.
+"""Schedulers by name or file: what ``snficon run`` and the in-process engine instantiate.
 
-``snficon run --policy NAME`` and the in-process engine look names up here;
-``pybatsim NAME`` finds the same classes through the thin modules of the
-repository's ``schedulers/`` folder.
+A policy name of :data:`snficon.policy_table.POLICIES` gives its pybatsim
+class (:func:`snficon.adapter.scheduler.scheduler_class`); a ``.py`` file is
+loaded as ``pybatsim FILE`` would. ``pybatsim NAME`` finds the same classes
+through the thin modules of the repository's ``schedulers/`` folder.
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
 from batsim.batsim import BatsimScheduler
 
+from snficon.adapter.scheduler import scheduler_class
 from snficon.errors import InputError
-
-#: Policy name -> "module:Class" of its pybatsim scheduler.
-POLICIES: dict[str, str] = {
-    "snfIpm": "snficon.adapter.baselines:SnfIpmScheduler",
-    "fcfsbIpm": "snficon.adapter.baselines:FcfsbIpmScheduler",
-    "snficon": "snficon.adapter.icon:SnficonScheduler",
-    "snficon-ng": "snficon.adapter.icon:SnficonNgScheduler",
-    "snficon-nf": "snficon.adapter.icon:SnficonNfScheduler",
-    "snficon-ngnf": "snficon.adapter.icon:SnficonNgnfScheduler",
-}
-
-#: Policies that read the platform file (passed to them as the ``platform`` option).
-NEEDS_PLATFORM = frozenset(POLICIES)
+from snficon.policy_table import POLICIES
 
 #: The folder holding ``schedulers/``, the package ``pybatsim NAME`` imports.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -46,13 +35,9 @@ def load_scheduler(spec: str, options: dict[str, Any] | None = None) -> BatsimSc
             raise InputError(f"{spec}: scheduler file not found")
         return instanciate_scheduler(spec, options)
     if spec not in POLICIES:
-        raise InputError(f"unknown policy {spec!r} (known: {', '.join(sorted(POLICIES))}, "
+        raise InputError(f"unknown policy {spec!r} (known: {', '.join(POLICIES)}, "
                          "or a path to a pybatsim scheduler .py file)")
-    module_name, class_name = POLICIES[spec].split(":")
-    scheduler_class = getattr(importlib.import_module(module_name), class_name)
     try:
-        return scheduler_class(options)
-    except InputError:
-        raise
-    except ValueError as exc:
+        return scheduler_class(spec)(options)
+    except InputError as exc:
         raise InputError(f"policy {spec}: {exc}") from None

@@ -1,15 +1,20 @@
-"""A pybatsim scheduler that drives a pure policy of :mod:`snficon.core`.
+"""A pybatsim scheduler that drives a policy composed of the core's parts.
 
 The ``onX`` hooks only record what happened; at the end of each message
 (``onNoMoreEvents``) the adapter freezes a :class:`ClusterView`, calls the
 policy once and turns its :class:`Decisions` into ``EXECUTE_JOB``,
-``SET_RESOURCE_STATE`` and ``CALL_ME_LATER`` events. One decision-log row is
-kept per invocation (SPEC section 7).
+``SET_RESOURCE_STATE``, ``CALL_ME_LATER`` and ``KILL_JOB`` events. One
+decision-log row is kept per invocation (SPEC section 7).
 
-Options (pybatsim ``-o`` JSON) are the policy's parameters plus ``platform``,
-the platform XML the run uses, from which the transition times and powers of
-the nodes are read (Batsim does not send pstate speeds to schedulers), and
-``decisions``, a CSV file where the decision log is written at the end.
+Which policy: the class attribute ``policy_name`` names a row of
+:data:`snficon.policy_table.POLICIES`; :func:`scheduler_class` makes the
+class for a row (``schedulers/NAME.py`` are one line each). Options (pybatsim
+``-o`` JSON) are the policy's parameters, ``order``/``power``/``layers`` to
+change its parts, plus ``platform``, the platform XML the run uses, from which
+the transition times and powers of the nodes are read (Batsim does not send
+pstate speeds to schedulers), and ``decisions``, a CSV file where the
+decision log is written at the end. The options are checked when the class
+is instantiated, before the simulation begins.
 """
 
 from __future__ import annotations
@@ -23,15 +28,16 @@ from procset import ProcSet
 
 from snficon.adapter.tracker import ClusterTracker
 from snficon.analysis.decision_log import DecisionLog, DecisionRow
-from snficon.core.view import ClusterView, Decisions, Trigger
+from snficon.core.clock import is_due, is_future
+from snficon.core.names import TRIGGER_PRIORITY, Trigger
+from snficon.core.view import ClusterView, Decisions
 from snficon.errors import InputError
 from snficon.intervals import intervals
-from snficon.platform.model import PowerModel
 from snficon.platform.reader import read_platform
+from snficon.policy_table import policy_entry
 
-#: When several kinds of events share a message, the trigger logged is the first here.
-TRIGGER_PRIORITY = (Trigger.INITIAL, Trigger.ARRIVAL, Trigger.COMPLETION, Trigger.TRANSITION,
-                    Trigger.CALLBACK)
+#: Options of the adapter itself, not of the policy.
+ADAPTER_OPTIONS = ("platform", "decisions")
 
 Policy = Callable[[ClusterView], Decisions]
 
@@ -67,20 +73,15 @@ def requested_time(job: Job) -> float:
 class PolicyScheduler(BatsimScheduler):
     """Keeps the cluster state from protocol events and applies a policy's decisions."""
 
-    def configure(self, options: dict[str, Any]) -> None:
-        """Read the policy's options (all but ``platform`` and ``decisions``); fail early."""
-        raise NotImplementedError
-
-    def make_policy(self, power: PowerModel) -> Policy:
-        """The policy for this platform (called once the simulation begins)."""
-        raise NotImplementedError
+    #: The named policy (a key of :data:`snficon.policy_table.POLICIES`).
+    policy_name = "snficon"
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         options = dict(options or {})
         super().__init__(dict(options))
         self.platform_path = options.pop("platform", None)
         self.decisions_path = options.pop("decisions", None)
-        self.configure(options)
+        self.composition = policy_entry(self.policy_name).composition(options)
         self.policy: Policy | None = None
         self.tracker: ClusterTracker | None = None
         self.sleep_pstate: int | None = None
@@ -99,7 +100,7 @@ class PolicyScheduler(BatsimScheduler):
             raise InputError(f"{self.platform_path}: {len(power.p_idle_w)} nodes, but the "
                              f"simulator has {self.bs.nb_compute_resources}")
         self.tracker = ClusterTracker(power)
-        self.policy = self.make_policy(power)
+        self.policy = self.composition.build(power.p_sleep_w)
         self.sleep_pstate = sleep_pstate_of(self.bs.compute_resources[0])
         self._triggers.add(Trigger.INITIAL)
 
@@ -109,13 +110,17 @@ class PolicyScheduler(BatsimScheduler):
             self.bs.reject_jobs([job])
             return
         self.tracker.submit(job.id, job.requested_resources, requested_time(job),
-                            float(job.submit_time))
+                            float(job.submit_time), job.json_dict)
         self._triggers.add(Trigger.ARRIVAL)
 
     def onJobCompletion(self, job: Job) -> None:  # noqa: N802
         assert self.tracker is not None
         self.tracker.complete(job.id, self.bs.time())
         self._triggers.add(Trigger.COMPLETION)
+
+    def onJobsKilled(self, jobs: list[Job]) -> None:  # noqa: N802
+        """A KILL_JOB was carried out: its JOB_COMPLETED (COMPLETED_KILLED) came first and
+        freed the nodes; nothing more to record."""
 
     def onMachinePStateChanged(self, nodes: tuple[int, int], pstate: str) -> None:  # noqa: N802
         assert self.tracker is not None
@@ -124,21 +129,26 @@ class PolicyScheduler(BatsimScheduler):
         self._triggers.add(Trigger.TRANSITION)
 
     def onRequestedCall(self) -> None:  # noqa: N802
-        self._calls.discard(self.bs.time())
         self._triggers.add(Trigger.CALLBACK)
 
     def onNoMoreEvents(self) -> None:  # noqa: N802
         if self.tracker is None or self.policy is None or not self._triggers:
             return
         now = self.bs.time()
+        # Calls at or before now were delivered (a few ulps early, it may be): forget them.
+        self._calls = {when for when in self._calls if not is_due(when, now)}
         trigger = next(t for t in TRIGGER_PRIORITY if t in self._triggers)
         self._triggers.clear()
         began = time.perf_counter()
         decisions = self.policy(self.tracker.view(now, trigger))
         wall_us = (time.perf_counter() - began) * 1e6
         self._apply(decisions, now)
+        diagnostics = decisions.diagnostics
+        columns = diagnostics.columns() if diagnostics is not None else {
+            "starts": len(decisions.starts), "wakes": len(decisions.switch_on),
+            "shutdowns": len(decisions.switch_off), "kills": len(decisions.kills)}
         self.decision_log.append(DecisionRow(time=now, trigger=trigger, wall_us=wall_us,
-                                             **decisions.log))
+                                             **columns))
 
     def onSimulationEnds(self) -> None:  # noqa: N802
         if self.decisions_path is not None:
@@ -163,7 +173,19 @@ class PolicyScheduler(BatsimScheduler):
         if decisions.switch_on:
             tracker.switching(decisions.switch_on, on=True, now=now)
             self.bs.set_resource_state(procset_of(decisions.switch_on), 0)
+        if decisions.kills:
+            jobs = [self.bs.jobs[job_id] for job_id in decisions.kills]
+            self.bs.kill_jobs(jobs)
         for when in decisions.call_at:
-            if when > now and when not in self._calls:
+            if is_future(when, now) and when not in self._calls:
                 self._calls.add(when)
                 self.bs.wake_me_up_at(when)
+
+
+def scheduler_class(policy: str) -> type[PolicyScheduler]:
+    """The pybatsim scheduler class of a named policy (checked against the table)."""
+    policy_entry(policy)
+    name = "".join(part[:1].upper() + part[1:] for part in policy.replace("-", " ").split())
+    return type(name, (PolicyScheduler,), {"policy_name": policy, "__module__": __name__,
+                                           "__doc__": f"The ``{policy}`` policy as a pybatsim "
+                                                      "scheduler."})

@@ -16,33 +16,25 @@ from pathlib import Path
 
 import numpy as np
 
+from snficon.core.names import MODES, TRIGGERS
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text
-
-#: Triggers of an invocation: the simulation start, a job submission, a job
-#: completion, a requested call (``CALL_ME_LATER``) and a node's pstate change.
-TRIGGER_INITIAL = "initial"
-TRIGGER_ARRIVAL = "arrival"
-TRIGGER_COMPLETION = "completion"
-TRIGGER_CALLBACK = "callback"
-TRIGGER_TRANSITION = "transition"
-TRIGGERS = (TRIGGER_INITIAL, TRIGGER_ARRIVAL, TRIGGER_COMPLETION, TRIGGER_CALLBACK,
-            TRIGGER_TRANSITION)
-
-#: Controller modes: the paper's ICON spare target, or the IPM fallback.
-MODE_ICON = "icon"
-MODE_FALLBACK = "fallback"
-MODES = (MODE_ICON, MODE_FALLBACK)
 
 
 @dataclass(frozen=True, kw_only=True)
 class DecisionRow:
-    """One invocation: the SPEC section 7 columns, in order (s, 1/s, W, J, us).
+    """One invocation: the SPEC section 7 columns, in order (s, 1/s, W, J, us), then the
+    paper's section V-A diagnostics SPEC 7 does not list.
 
     ``arrival_*`` and ``service_*`` are the screens of the two series (sample
     size, mean, CV, lag-1 autocorrelation, KS distance, KS limit, accepted);
     ``lam``, ``mu``, ``pi_a``, ``horizon`` the estimates; ``target_x`` the
     chosen spare target x* and ``target_w``/``_e``/``_j`` its W, E and J.
+    Then: ``screen_reason`` (the failed rules of a rejected window),
+    ``ratio_mean``/``ratio_sigma`` (log-mean and sigma of actual / requested
+    runtime, App. A), ``size_mean``/``size_max`` (the requested-size pmf, eq. 19),
+    ``planned_jobs`` (waiting jobs the plan placed), ``target_below_*`` and
+    ``target_above_*`` (J, W, E of x* - 1 and x* + 1) and ``kills``.
     """
 
     time: float
@@ -76,6 +68,19 @@ class DecisionRow:
     wakes: int
     shutdowns: int
     wall_us: float
+    screen_reason: str | None = None
+    ratio_mean: float | None = None
+    ratio_sigma: float | None = None
+    size_mean: float | None = None
+    size_max: int | None = None
+    planned_jobs: int | None = None
+    target_below_j: float | None = None
+    target_below_w: float | None = None
+    target_below_e: float | None = None
+    target_above_j: float | None = None
+    target_above_w: float | None = None
+    target_above_e: float | None = None
+    kills: int = 0
 
     def __post_init__(self) -> None:
         if self.trigger not in TRIGGERS:
@@ -86,10 +91,11 @@ class DecisionRow:
 
 #: The CSV header: DecisionRow's fields in SPEC section 7's order.
 COLUMNS = tuple(field.name for field in fields(DecisionRow))
-_STRINGS = frozenset({"trigger", "mode"})
+_STRINGS = frozenset({"trigger", "mode", "screen_reason"})
 _BOOLS = frozenset({"spare_planning_point", "gate_open", "arrival_accepted",
                     "service_accepted"})
-_INTS = frozenset({"arrival_n", "service_n", "target_x", "starts", "wakes", "shutdowns"})
+_INTS = frozenset({"arrival_n", "service_n", "target_x", "starts", "wakes", "shutdowns",
+                   "size_max", "planned_jobs", "kills"})
 
 
 class DecisionLog:

@@ -38,7 +38,7 @@ from typing import Any
 
 from snficon.campaign.errors import CampaignFileError
 from snficon.campaign.locate import line_of
-from snficon.registry import POLICIES
+from snficon.policy_table import POLICIES
 
 Scalar = bool | int | float | str
 KeyPath = tuple[str | int, ...]
@@ -222,7 +222,7 @@ class _Reader:
         for i, policy in enumerate(policies):
             if policy not in POLICIES:
                 raise self.error(path + ("policies", i), f"unknown policy {policy!r} "
-                                 f"(known: {', '.join(sorted(POLICIES))})")
+                                 f"(known: {', '.join(POLICIES)})")
         cases = self.cases(raw, path, platforms, workloads)
         options = self.options(raw.get("options", {}), path + ("options",))
         sweep = self.sweep(raw.get("sweep", {}), path + ("sweep",))

@@ -25,7 +25,7 @@ from snficon.campaign.config import Campaign, Group, InputFile
 from snficon.campaign.errors import MissingInputError
 from snficon.campaign.runs import run_id
 from snficon.errors import InputError
-from snficon.registry import load_scheduler
+from snficon.policy_table import resolved_options
 
 #: Options the campaign sets for each run itself.
 RESERVED_OPTIONS = ("platform", "decisions")
@@ -65,19 +65,17 @@ class Expansion:
 
 
 def resolve_options(policy: str, settings: dict[str, Any]) -> dict[str, Any]:
-    """The policy's full parameter set for ``settings``; raises InputError on a bad option."""
+    """The policy's full parameter set for ``settings``; raises InputError on a bad option.
+
+    Checked by the parts' parameters dataclasses (:func:`snficon.policy_table.resolved_options`).
+    """
     key = json.dumps(settings, sort_keys=True)
     return json.loads(_resolved(policy, key))
 
 
 @lru_cache(maxsize=4096)
 def _resolved(policy: str, settings_json: str) -> str:
-    settings = json.loads(settings_json)
-    scheduler = load_scheduler(policy, dict(settings))
-    params = getattr(scheduler, "params", None)
-    if dataclasses.is_dataclass(params) and not isinstance(params, type):
-        return json.dumps(dataclasses.asdict(params), sort_keys=True)
-    return json.dumps(settings, sort_keys=True)
+    return json.dumps(resolved_options(policy, json.loads(settings_json)), sort_keys=True)
 
 
 def changed_options(policy: str, options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:

@@ -28,7 +28,7 @@ from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_met
 from snficon.analysis.modes import mode_summary
 from snficon.campaign.errors import CorruptedRunError
 from snficon.errors import InputError
-from snficon.registry import NEEDS_PLATFORM
+from snficon.policy_table import POLICIES
 
 if TYPE_CHECKING:
     from snficon.campaign.expand import RunSpec
@@ -173,7 +173,7 @@ def _simulate(spec: RunSpec, work: Path) -> None:
     policy = spec.params["policy"]
     options = dict(spec.params["options"])
     decisions = None
-    if policy in NEEDS_PLATFORM:
+    if policy in POLICIES:
         decisions = work / DECISIONS
         options.update(platform=spec.platform_path, decisions=str(decisions))
     started = time.perf_counter()

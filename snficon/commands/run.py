@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from snficon.campaign.runs import write_run_metrics
+from snficon.core.parts import LAYER, ORDER, POWER
+from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError
-from snficon.registry import NEEDS_PLATFORM, POLICIES
+from snficon.policy_table import POLICIES, policy_label
 
 
 def parse_settings(items: list[str]) -> dict[str, Any]:
@@ -37,10 +39,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--workload", required=True, action="append",
                         help="Batsim JSON workload (repeatable)")
     who = parser.add_mutually_exclusive_group()
-    who.add_argument("--policy", default="snficon", choices=sorted(POLICIES),
+    who.add_argument("--policy", default="snficon", choices=list(POLICIES),
                      help="scheduling policy (default: %(default)s)")
     who.add_argument("--scheduler", metavar="FILE.py",
                      help="any pybatsim scheduler file instead of a policy")
+    parser.add_argument("--order", choices=part_names(ORDER),
+                        help="replace the policy's dispatch order (e.g. fcfs-easy)")
+    parser.add_argument("--power", choices=part_names(POWER),
+                        help="replace the policy's power manager (e.g. icon)")
+    parser.add_argument("--layer", action="append", default=None, metavar="NAME",
+                        help="add a layer to the policy (repeatable; "
+                             f"known: {', '.join(part_names(LAYER)) or 'none yet'})")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="scheduler option (repeatable), as pybatsim's -o JSON keys")
     parser.add_argument("-o", "--output", default="out/run", help="output folder")
@@ -55,8 +64,14 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     scheduler = args.scheduler or args.policy
     options = parse_settings(args.set)
+    for key, value in (("order", args.order), ("power", args.power), ("layers", args.layer)):
+        if value is not None:
+            if args.scheduler:
+                raise InputError(f"--{key.rstrip('s')} composes the project's policies; it "
+                                 "does not apply to --scheduler FILE.py")
+            options[key] = value
     output = Path(args.output)
-    if scheduler in NEEDS_PLATFORM:
+    if scheduler in POLICIES:
         options.setdefault("platform", str(Path(args.platform).resolve()))
         options.setdefault("decisions", str((output / "decisions.csv").resolve()))
     prefix = output / "out"
@@ -67,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
              export_prefix=prefix, record=args.transcript, **extra)
     wall = time.perf_counter() - started
     metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json")
-    print(f"{scheduler} on {Path(args.platform).name} with "
+    shown = policy_label(scheduler, options) if args.scheduler is None else scheduler
+    print(f"{shown} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
     print(f"  jobs: {metrics.jobs} ran, {metrics.jobs_rejected} rejected, "
           f"{metrics.jobs_killed} killed; makespan {metrics.makespan / 3600:.2f} h")

@@ -1,40 +1,36 @@
-"""SNF-ICON: the paper's Algorithm 1, one invocation at a time.
+"""SNF-ICON: the paper's Algorithm 1 as a power manager, one invocation at a time.
 
-:func:`decide_icon` takes the view of the cluster and the controller's memory
-(EMA estimates, screen windows, the latest arrival) and returns the decisions
-and the next memory. A rejected screen (A(t) = 0) hands the whole invocation
-to the SNF+IPM baseline (:func:`decide_snf_ipm`, the same code path). Options
-``fallback=False`` (NF) force the ICON path, ``gate=False`` (NG) keep the
-arrival-recency gate open.
+:func:`icon_power` takes the view of the cluster after the dispatch order
+started what fits, the controller's memory (EMA estimates, screen windows,
+the latest arrival) and returns the decisions with the plan behind them, and
+the next memory. A rejected screen (A(t) = 0) hands the invocation to IPM
+(:func:`~snficon.core.ipm.decide_ipm`, the same code path as the baselines).
+Options ``fallback=False`` (NF) force the ICON path, ``gate=False`` (NG) keep
+the arrival-recency gate open. The paper's SNF-ICON is this manager under the
+SNF order (:func:`decide_icon`); any other dispatch order composes with it.
+:class:`IconPower` is the part that keeps the memory between invocations.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from snficon.core import estimators as est
 from snficon.core import view as ns
-from snficon.core.baseline import (
-    BaselineParams,
-    Dispatch,
-    decide_snf_ipm,
-    dispatch_snf,
-    finish_calls,
-    plan_wakes,
-)
-from snficon.core.ipm import nodes_to_switch_off
+from snficon.core.diagnostics import Diagnostics, EstimatorState, SpareChoice
+from snficon.core.dispatch import SnfOrder
+from snficon.core.ipm import decide_ipm, finish_calls, nodes_to_switch_off, plan_wakes
+from snficon.core.names import PLANNING_TRIGGERS, Mode
 from snficon.core.params import IconParams
-from snficon.core.plan import release_map, sequential_plan
+from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
+from snficon.core.plan import release_map
 from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
-from snficon.core.spare import SpareCosts, choose_spare_target, completion_rate
-from snficon.core.view import ClusterView, Decisions, NodeTable, Trigger
-
-MODE_ICON = "icon"
-MODE_FALLBACK = "fallback"
-#: Invocations at which spare planning may happen (the paper's set E).
-PLANNING_TRIGGERS = frozenset({Trigger.INITIAL, Trigger.ARRIVAL, Trigger.COMPLETION})
+from snficon.core.spare import SpareCosts, SpareResult, choose_spare_target, completion_rate
+from snficon.core.view import ClusterView, Decisions, JobStart, NodeTable
 
 
 @dataclass(frozen=True)
@@ -67,21 +63,16 @@ def observe(view: ClusterView, memory: IconMemory, params: IconParams) -> IconMe
     return IconMemory(estimates, arrivals, service, last)
 
 
-def _screen_log(prefix: str, result: ScreenResult) -> dict[str, object]:
-    return {f"{prefix}_n": result.n, f"{prefix}_mean": result.mean, f"{prefix}_cv": result.cv,
-            f"{prefix}_lag1": result.lag1, f"{prefix}_ks": result.ks,
-            f"{prefix}_ks_limit": result.ks_limit, f"{prefix}_accepted": result.accepted}
-
-
-def active_remaining(view: ClusterView, dispatch: Dispatch, estimates: est.Estimates,
+def active_remaining(view: ClusterView, starts: Sequence[JobStart], estimates: est.Estimates,
                      params: IconParams) -> list[tuple[tuple[int, ...], float]]:
-    """Every computing job (running or started now) with its predicted remaining time.
+    """Every computing job (running, or in ``starts``: started now) with its predicted
+    remaining time.
 
     Appendix A, eq. 50-51 (a job started now has run 0 s).
     """
     jobs = [(run.nodes, run.req_time_s, view.now - run.start_s) for run in view.running]
     queued = {job.job_id: job for job in view.queue}
-    jobs += [(start.nodes, queued[start.job_id].req_time_s, 0.0) for start in dispatch.starts]
+    jobs += [(start.nodes, queued[start.job_id].req_time_s, 0.0) for start in starts]
     if not jobs:
         return []
     remaining = est.remaining_times(estimates, np.array([j[1] for j in jobs]),
@@ -98,9 +89,46 @@ def predicted_releases(nodes: NodeTable, now: float,
     return release
 
 
-def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
-                p_sleep_w: np.ndarray | SpareCosts) -> tuple[Decisions, IconMemory]:
-    """One invocation of SNF-ICON (paper, Algorithm 1).
+def screen_reason(arrival: ScreenResult, service: ScreenResult, params: IconParams) -> str:
+    """Why A(t) = 0: the failed rules of each series (``"arrival:cv service:n<n_min"``).
+
+    Empty when the window is accepted; the service series is named only when
+    eq. 11 requires it.
+    """
+    parts = [f"arrival:{arrival.reason}"] if not arrival.accepted else []
+    if params.require_service_samples and not service.accepted:
+        parts.append(f"service:{service.reason}")
+    return " ".join(parts)
+
+
+def estimator_state(estimates: est.Estimates, params: IconParams) -> EstimatorState:
+    """The estimates the invocation uses (eq. 17-19, App. A eq. 42-45), for the log."""
+    weights = estimates.weights  # (r, w_r) pairs, ascending r, summing to 1 (eq. 19)
+    total = sum(w for _, w in weights)
+    return EstimatorState(
+        lam=est.arrival_rate(estimates, params), mu=est.service_rate(estimates, params),
+        ratio_mean=estimates.m_y, ratio_sigma=est.sigma_y(estimates, params),
+        size_mean=sum(r * w for r, w in weights) / total if weights else None,
+        size_max=weights[-1][0] if weights else None)
+
+
+def spare_choice(spare: SpareResult) -> SpareChoice:
+    """The log record of a spare-target decision: x*, its costs and its neighbours'."""
+    best = int(np.flatnonzero(spare.candidates == spare.x)[0])
+
+    def costs(i: int) -> tuple[float, float, float] | None:
+        if not 0 <= i < len(spare.candidates):
+            return None
+        return float(spare.j_values[i]), float(spare.w_values[i]), float(spare.e_values[i])
+
+    return SpareChoice(pi_a=spare.pi_a, horizon=spare.horizon, x=spare.x, w=spare.w,
+                       e=spare.e, j=spare.j, below=costs(best - 1), above=costs(best + 1))
+
+
+def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
+               memory: IconMemory, params: IconParams,
+               p_sleep_w: np.ndarray | SpareCosts) -> tuple[PowerOutcome, IconMemory]:
+    """One invocation of SNF-ICON's controller after the dispatch (paper, Algorithm 1).
 
     ``p_sleep_w``: the nodes' sleep power (W), or the platform's :class:`SpareCosts`.
     """
@@ -108,51 +136,82 @@ def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
     arrival = memory.arrivals.screen(view.now, params)
     service = memory.service.screen(view.now, params)
     accepted = workload_accepted(arrival, service, params) or not params.fallback
-    log: dict[str, object] = {**_screen_log("arrival", arrival), **_screen_log("service", service)}
     estimates = memory.estimates
-    log["lam"] = est.arrival_rate(estimates, params)
-    log["mu"] = est.service_rate(estimates, params)
+    state = estimator_state(estimates, params)
+    record = {"arrival": arrival, "service": service, "estimates": state,
+              "screen_reason": screen_reason(arrival, service, params)}
     if not accepted:
-        decisions = decide_snf_ipm(view, BaselineParams(timeout=params.timeout))
-        decisions.log.update(log, mode=MODE_FALLBACK)
-        return decisions, memory
+        outcome = decide_ipm(view, dispatched, order, params.ipm)
+        decisions = outcome.decisions
+        decisions.diagnostics = dataclasses.replace(decisions.diagnostics, mode=Mode.FALLBACK,
+                                                    **record)
+        return outcome, memory
 
-    dispatch, waiting = dispatch_snf(view)
-    nodes = dispatch.table()
-    active = active_remaining(view, dispatch, estimates, params)
-    release = predicted_releases(nodes, view.now, active)
+    nodes, waiting, now = dispatched.nodes, dispatched.waiting, view.now
+    active = active_remaining(view, dispatched.starts, estimates, params)
+    release = predicted_releases(nodes, now, active)
     durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
-    plan = sequential_plan(nodes, release, waiting, durations, view.now)
-    decisions = Decisions(starts=dispatch.starts)
-    calls = plan_wakes(nodes, plan, view.now, decisions)
+    plan = order.plan(nodes, release, waiting, durations, now)
+    decisions = Decisions(starts=list(dispatched.starts))
+    calls = plan_wakes(nodes, plan, now, decisions)
 
     point = not waiting and view.trigger in PLANNING_TRIGGERS
     gate_open = not params.gate or (memory.last_arrival_s is not None
-                                    and view.now - memory.last_arrival_s <= params.t_a_max)
-    log.update(mode=MODE_ICON, spare_planning_point=point, gate_open=gate_open)
-    spared = False
+                                    and now - memory.last_arrival_s <= params.t_a_max)
+    choice = None
     if point and gate_open:
-        lam_c = completion_rate(np.array([left for _, left in active]), float(log["mu"]),
-                                len(active))
-        spare = choose_spare_target(nodes, p_sleep_w, view.now, float(log["lam"]), lam_c,
+        lam_c = completion_rate(np.array([left for _, left in active]), state.mu, len(active))
+        spare = choose_spare_target(nodes, p_sleep_w, now, state.lam, lam_c,
                                     est.request_pmf(estimates), params)
         decisions.switch_on.extend(n for n in spare.wake if n not in decisions.switch_on)
         decisions.switch_off.extend(spare.switch_off)
-        log.update(pi_a=spare.pi_a, horizon=spare.horizon, target_x=spare.x, target_w=spare.w,
-                   target_e=spare.e, target_j=spare.j)
-        spared = True
+        choice = spare_choice(spare)
     elif point and view.completions and params.stale_completion_shutdown:
         released = {n for done in view.completions for n in done.nodes}
         used = {n for p in plan for n in p.nodes.tolist()}
         decisions.switch_off.extend(sorted(
             n for n in released - used
             if nodes.state[n] == ns.IDLE and np.isfinite(nodes.t_off_s[n])))
-    if not waiting and not spared:
-        off = nodes_to_switch_off(nodes, plan, view.now, params.timeout).tolist()
+    if not waiting and choice is None:
+        off = nodes_to_switch_off(nodes, plan, now, params.timeout).tolist()
         decisions.switch_off.extend(n for n in off if n not in decisions.switch_off)
     decisions.switch_off.sort()
-    finish_calls(nodes, view.now, params.timeout, decisions, calls)
-    log.update(starts=len(decisions.starts), wakes=len(decisions.switch_on),
-               shutdowns=len(decisions.switch_off))
-    decisions.log.update(log)
-    return decisions, memory
+    finish_calls(nodes, now, params.timeout, decisions, calls)
+    decisions.diagnostics = Diagnostics(
+        starts=len(decisions.starts), wakes=len(decisions.switch_on),
+        shutdowns=len(decisions.switch_off), mode=Mode.ICON, spare_planning_point=point,
+        gate_open=gate_open, spare=choice, planned_jobs=len(plan), **record)
+    return PowerOutcome(decisions=decisions, plan=plan, release=release,
+                        durations=durations), memory
+
+
+def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
+                p_sleep_w: np.ndarray | SpareCosts,
+                order: DispatchOrder | None = None) -> tuple[Decisions, IconMemory]:
+    """One whole invocation of SNF-ICON (Algorithm 1): dispatch by ``order`` (SNF by
+    default), then :func:`icon_power`."""
+    order = SnfOrder() if order is None else order
+    outcome, memory = icon_power(view, order.dispatch(view), order, memory, params, p_sleep_w)
+    return outcome.decisions, memory
+
+
+class IconPower:
+    """SNF-ICON's controller as a power-manager part: holds its memory between invocations.
+
+    The platform's constants of the spare search (:class:`SpareCosts`) are
+    built from the first view's node arrays.
+    """
+
+    def __init__(self, params: IconParams, p_sleep_w: np.ndarray) -> None:
+        self.params = params
+        self.p_sleep_w = np.asarray(p_sleep_w, dtype=float)
+        self.memory = IconMemory.initial(len(self.p_sleep_w), params)
+        self.costs: SpareCosts | None = None
+
+    def decide(self, view: ClusterView, dispatched: Dispatched,
+               order: DispatchOrder) -> PowerOutcome:
+        if self.costs is None:
+            self.costs = SpareCosts.of(view.nodes, self.p_sleep_w, self.params)
+        outcome, self.memory = icon_power(view, dispatched, order, self.memory, self.params,
+                                          self.costs)
+        return outcome

@@ -1,20 +1,34 @@
-"""IPM: the idle-timeout power manager of the baselines (SPEC section 5)."""
+"""IPM: the idle-timeout power manager of the baselines, with PSAS wake planning (SPEC 5).
+
+One invocation, after the dispatch order started what fits: plan the waiting
+jobs on the release map of requested times (the order's plan: sequential for
+SNF, EASY's for FCFS), wake the sleeping nodes the plan needs when their wake
+time (eq. 15-16) has come, switch off the idle nodes whose timer expired
+unless the plan needs them back sooner (the keep rule), and ask to be called
+back at the next wake time or timer expiry. SNF-ICON's fallback is this
+manager with SNF-ICON's timeout.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.plan import PlannedJob
-from snficon.core.view import NodeTable
+from snficon.core.clock import due_mask, future_mask, is_due
+from snficon.core.diagnostics import Diagnostics
+from snficon.core.params import IpmParams
+from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
+from snficon.core.plan import PlannedJob, release_map, wake_times
+from snficon.core.view import ClusterView, Decisions, NodeTable
 
 
 def expired_idle_nodes(nodes: NodeTable, now: float, timeout_s: float) -> np.ndarray:
     """Idle nodes whose idle timer (``timeout_s`` since they became idle) expired: I_e(t)."""
     idle = nodes.state == ns.IDLE
-    return np.flatnonzero(idle & (nodes.idle_since_s + timeout_s <= now))
+    return np.flatnonzero(idle & due_mask(nodes.idle_since_s + timeout_s, now))
 
 
 def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
@@ -34,9 +48,72 @@ def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float
     return expired[np.isfinite(back_at) & (back_at <= needed_by[expired])]
 
 
-def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float) -> float | None:
-    """The earliest future idle-timer expiry, when IPM must be called back."""
+def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float,
+                      leaving: Sequence[int] = ()) -> float | None:
+    """The earliest future idle-timer expiry, when IPM must be called back.
+
+    ``leaving``: idle nodes being switched off now, whose timers no longer count.
+    """
     idle = nodes.state == ns.IDLE
+    idle[list(leaving)] = False
     timers = nodes.idle_since_s[idle] + timeout_s
-    future = timers[timers > now]
+    future = timers[future_mask(timers, now)]
     return float(future.min()) if len(future) else None
+
+
+def plan_wakes(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
+               decisions: Decisions) -> set[float]:
+    """Switch on the sleeping nodes whose wake time came (eq. 15-16); return the
+    future wake times, when the scheduler must be called back."""
+    calls: set[float] = set()
+    for node, when in sorted(wake_times(nodes, plan).items()):
+        if is_due(when, now):
+            if nodes.state[node] == ns.SLEEPING:
+                decisions.switch_on.append(node)
+        else:
+            calls.add(when)
+    return calls
+
+
+def finish_calls(nodes: NodeTable, now: float, timeout_s: float, decisions: Decisions,
+                 calls: set[float]) -> None:
+    """Ask to be called at the earliest of ``calls`` and the next idle-timer expiry
+    of the nodes that stay idle after this invocation's switch-offs."""
+    expiry = next_timer_expiry(nodes, now, timeout_s, decisions.switch_off)
+    if expiry is not None:
+        calls.add(expiry)
+    decisions.call_at = [min(calls)] if calls else []
+
+
+def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
+               params: IpmParams) -> PowerOutcome:
+    """IPM's decisions after the dispatch: PSAS wakes, idle-timeout switch-offs, callbacks.
+
+    The waiting jobs are planned by ``order`` on the release map of requested
+    times (SPEC 5), each for its requested time.
+    """
+    nodes, now = dispatched.nodes, view.now
+    waiting = dispatched.waiting
+    release = release_map(nodes, now)
+    durations = [job.req_time_s for job in waiting]
+    plan = order.plan(nodes, release, waiting, durations, now)
+    decisions = Decisions(starts=list(dispatched.starts))
+    calls = plan_wakes(nodes, plan, now, decisions)
+    decisions.switch_off = nodes_to_switch_off(nodes, plan, now, params.timeout).tolist()
+    finish_calls(nodes, now, params.timeout, decisions, calls)
+    decisions.diagnostics = Diagnostics(starts=len(decisions.starts),
+                                        wakes=len(decisions.switch_on),
+                                        shutdowns=len(decisions.switch_off),
+                                        planned_jobs=len(plan))
+    return PowerOutcome(decisions=decisions, plan=plan, release=release, durations=durations)
+
+
+@dataclass(frozen=True)
+class IpmPower:
+    """The IPM power manager as a policy part (:func:`decide_ipm`)."""
+
+    params: IpmParams = IpmParams()
+
+    def decide(self, view: ClusterView, dispatched: Dispatched,
+               order: DispatchOrder) -> PowerOutcome:
+        return decide_ipm(view, dispatched, order, self.params)

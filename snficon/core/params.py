@@ -1,72 +1,179 @@
-"""Policy options: SNF-ICON's parameters (the paper's Table I) and their parsing.
+"""Parameters of the policy parts and their checking (the paper's Table I and SPEC 5).
 
-Every field is a pybatsim ``-o`` option of ``snficon`` under the same name;
-the README lists them next to their symbols. ``s_max`` = None means the
-platform size.
+Each part of a policy has one frozen parameters dataclass; every field is a
+pybatsim ``-o`` option under the same name (``snficon run --set NAME=VALUE``,
+a campaign's ``options``). A field's ``metadata`` states its allowed range;
+:func:`params_from_options` checks type and range of every option and names
+the rule it breaks, and suggests the closest name for an unknown one. The
+README lists the options next to their symbols.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import difflib
+import math
+from dataclasses import dataclass, field
 from typing import Any
 
+from snficon.core.names import DEFAULT_TIMEOUT_S
 from snficon.errors import InputError
 
 
-def params_from_options(cls: Any, options: dict[str, Any]) -> Any:
-    """Instantiate the frozen parameter dataclass ``cls`` from a dict of options."""
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise InputError(f"unknown option(s) {unknown} (known: {', '.join(sorted(known))})")
-    values = {}
-    for name, value in options.items():
-        default = known[name].default
-        if default is None and value is None:
-            values[name] = None
-            continue
-        kind = type(default) if default is not None else int
-        try:
-            values[name] = kind(value) if kind is not bool or isinstance(value, bool) else None
-        except (TypeError, ValueError):
-            values[name] = None
-        if values[name] is None:
-            raise InputError(f"option {name!r}: {value!r} is not a {kind.__name__}")
-    return cls(**values)
+def option(default: Any, *, low: float | None = None, high: float | None = None,
+           low_open: bool = False, high_open: bool = False) -> Any:
+    """A parameter field with default ``default`` and the allowed range [low, high].
+
+    ``low_open``/``high_open`` exclude the bound itself (e.g. a rate > 0).
+    """
+    return field(default=default, metadata={"low": low, "high": high, "low_open": low_open,
+                                            "high_open": high_open})
+
+
+def describe_range(meta: dict[str, Any]) -> str:
+    """The rule of a field's range as text, e.g. ``> 0`` or ``in (0, 1]``."""
+    low, high = meta.get("low"), meta.get("high")
+    if low is not None and high is not None:
+        return (f"in {'(' if meta['low_open'] else '['}{low:g}, {high:g}"
+                f"{')' if meta['high_open'] else ']'}")
+    if low is not None:
+        return f"{'>' if meta['low_open'] else '>='} {low:g}"
+    if high is not None:
+        return f"{'<' if meta['high_open'] else '<='} {high:g}"
+    return ""
+
+
+def _in_range(value: float, meta: dict[str, Any]) -> bool:
+    low, high = meta.get("low"), meta.get("high")
+    if low is not None and (value < low or meta["low_open"] and value == low):
+        return False
+    return not (high is not None and (value > high or meta["high_open"] and value == high))
+
+
+def _kind(cls: Any, spec: dataclasses.Field) -> type:
+    """The value type of a field: bool, int or float (``int | None`` is int)."""
+    hints = {"bool": bool, "int": int, "float": float, "int | None": int, "float | None": float}
+    annotation = spec.type if isinstance(spec.type, str) else getattr(spec.type, "__name__", "")
+    if annotation not in hints:
+        raise TypeError(f"{cls.__name__}.{spec.name}: unsupported option type {annotation!r}")
+    return hints[annotation]
+
+
+def check_value(cls: Any, spec: dataclasses.Field, value: Any) -> Any:
+    """``value`` converted to the field's type, or InputError naming the rule it breaks.
+
+    Booleans are not numbers, whole-number options take whole numbers only
+    (3.0 is 3, 2.5 is refused), numbers are finite unless the range allows
+    infinity, and ``None`` is accepted only where the default is None.
+    """
+    name = spec.name
+    if value is None:
+        if spec.default is None:
+            return None
+        raise InputError(f"option {name!r}: null is not allowed (default {spec.default!r})")
+    kind = _kind(cls, spec)
+    given = value
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise InputError(f"option {name!r}: {value!r} is not a boolean (true or false)")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"option {name!r}: {value!r} is not a number")
+    if kind is int:
+        if not (isinstance(value, int) or math.isfinite(value) and value == int(value)):
+            raise InputError(f"option {name!r}: {value!r} is not a whole number")
+        value = int(value)
+    else:
+        value = float(value)
+        if math.isnan(value):
+            raise InputError(f"option {name!r}: NaN is not a number")
+    meta = spec.metadata
+    if not _in_range(value, meta) or (kind is float and math.isinf(value)
+                                      and meta.get("high") != math.inf):
+        rule = describe_range(meta) or "finite"
+        raise InputError(f"option {name!r}: {given!r} is out of range (must be {rule})")
+    return value
+
+
+def unknown_option_error(name: str, known: list[str], where: str = "") -> InputError:
+    """The error for an unknown option: the closest known name, then all of them."""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    scope = f" for {where}" if where else ""
+    return InputError(f"unknown option {name!r}{scope}{hint} (known: {', '.join(sorted(known))})")
+
+
+def params_from_options(cls: Any, options: dict[str, Any], where: str = "") -> Any:
+    """Instantiate the frozen parameters dataclass ``cls`` from a dict of options.
+
+    Every value is checked by :func:`check_value`; an unknown key is an error
+    that suggests the closest known one; then ``cls.check()`` (when defined)
+    checks rules between fields.
+    """
+    known = {spec.name: spec for spec in dataclasses.fields(cls)}
+    for name in options:
+        if name not in known:
+            raise unknown_option_error(name, list(known), where)
+    params = cls(**{name: check_value(cls, known[name], value)
+                    for name, value in options.items()})
+    check = getattr(params, "check", None)
+    if check is not None:
+        check()
+    return params
+
+
+@dataclass(frozen=True)
+class NoParams:
+    """A part without options."""
+
+
+@dataclass(frozen=True)
+class IpmParams:
+    """IPM, the idle-timeout power manager (SPEC 5). ``timeout``: Delta_t (s)."""
+
+    timeout: float = option(DEFAULT_TIMEOUT_S, low=0.0)
 
 
 @dataclass(frozen=True)
 class IconParams:
     """Table I of the paper (times in s, rates in 1/s, energies in J)."""
 
-    alpha: float = 5000.0  # waiting weight (eq. 38)
-    beta: float = 1.0  # energy weight (eq. 38)
-    lambda0: float = 1.0 / 3600.0  # initial arrival rate
-    rho_a: float = 0.2  # arrival EMA factor (eq. 17)
-    rho_s: float = 0.1  # service / log-ratio EMA factor (eq. 18, App. A)
-    rho_r: float = 0.1  # requested-node EMA factor (eq. 19)
-    sigma_min: float = 0.25  # log-ratio sigma floor (App. A)
-    s_min: int = 1  # minimum spare nodes
-    s_max: int | None = None  # maximum spare nodes (None: platform size)
-    h_max: float = 24 * 3600.0  # maximum horizon (eq. 24)
-    t_a_max: float = 12 * 3600.0  # arrival-recency window (Definition 7)
-    fallback: bool = True  # Markovianity fallback (False: the NF variant)
-    gate: bool = True  # arrival-recency gate (False: the NG variant)
-    t_m: float = 2 * 3600.0  # screen time window T_M
-    n_min: int = 3  # minimum screen samples
-    n_max: int = 1000  # maximum screen samples
-    delta_cv: float = 0.45  # CV tolerance (eq. 6)
-    delta_rho: float = 0.65  # maximum |rho_1| (eq. 9)
-    kappa_m: float = 1.25  # KS multiplier (eq. 10)
-    kappa_0: float = 3.0  # KS scale parameter (eq. 10)
-    require_service_samples: bool = True  # A(t) needs the service series (eq. 11)
-    stale_completion_shutdown: bool = True  # gate closed: switch off released nodes
-    respect_timeout: bool = True  # idle nodes switched off only once their timer expired
-    timeout: float = 2 * 3600.0  # IPM idle timeout Delta_t
-    epsilon: float = 1e-9  # numerical floor of rates (eq. 17-18)
+    alpha: float = option(5000.0, low=0.0)  # waiting weight (eq. 38)
+    beta: float = option(1.0, low=0.0)  # energy weight (eq. 38)
+    lambda0: float = option(1.0 / 3600.0, low=0.0, low_open=True)  # initial arrival rate
+    rho_a: float = option(0.2, low=0.0, high=1.0, low_open=True)  # arrival EMA (eq. 17)
+    rho_s: float = option(0.1, low=0.0, high=1.0, low_open=True)  # service EMA (eq. 18, App. A)
+    rho_r: float = option(0.1, low=0.0, high=1.0, low_open=True)  # requested-node EMA (eq. 19)
+    sigma_min: float = option(0.25, low=0.0)  # log-ratio sigma floor (App. A)
+    s_min: int = option(1, low=0)  # minimum spare nodes
+    s_max: int | None = option(None, low=0)  # maximum spare nodes (None: platform size)
+    h_max: float = option(24 * 3600.0, low=0.0, low_open=True)  # maximum horizon (eq. 24)
+    t_a_max: float = option(12 * 3600.0, low=0.0)  # arrival-recency window (Definition 7)
+    fallback: bool = option(True)  # Markovianity fallback (False: the NF variant)
+    gate: bool = option(True)  # arrival-recency gate (False: the NG variant)
+    t_m: float = option(2 * 3600.0, low=0.0, low_open=True)  # screen time window T_M
+    n_min: int = option(3, low=1)  # minimum screen samples
+    n_max: int = option(1000, low=1)  # maximum screen samples
+    delta_cv: float = option(0.45, low=0.0)  # CV tolerance (eq. 6)
+    delta_rho: float = option(0.65, low=0.0, high=1.0)  # maximum |rho_1| (eq. 9)
+    kappa_m: float = option(1.25, low=0.0, low_open=True)  # KS multiplier (eq. 10)
+    kappa_0: float = option(3.0, low=0.0, low_open=True)  # KS scale parameter (eq. 10)
+    require_service_samples: bool = option(True)  # A(t) needs the service series (eq. 11)
+    stale_completion_shutdown: bool = option(True)  # gate closed: switch off released nodes
+    respect_timeout: bool = option(True)  # idle nodes switched off only once their timer expired
+    timeout: float = option(DEFAULT_TIMEOUT_S, low=0.0)  # IPM idle timeout Delta_t
+    epsilon: float = option(1e-9, low=0.0, low_open=True)  # numerical floor of rates (eq. 17-18)
 
-    @classmethod
-    def from_options(cls, options: dict[str, Any]) -> IconParams:
-        """Build from ``-o`` JSON; an unknown key is an error listing the known ones."""
-        return params_from_options(cls, options)
+    def check(self) -> None:
+        """Rules between fields: S_min <= S_max and n_min <= n_max."""
+        if self.s_max is not None and self.s_min > self.s_max:
+            raise InputError(f"options 's_min' ({self.s_min}) and 's_max' ({self.s_max}): "
+                             "s_min must be <= s_max")
+        if self.n_min > self.n_max:
+            raise InputError(f"options 'n_min' ({self.n_min}) and 'n_max' ({self.n_max}): "
+                             "n_min must be <= n_max")
+
+    @property
+    def ipm(self) -> IpmParams:
+        """The parameters of the IPM fallback (Algorithm 1, lines 3-5): the same timeout."""
+        return IpmParams(timeout=self.timeout)

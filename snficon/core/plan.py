@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import view as ns
+from snficon.core.clock import past_mask
 from snficon.core.view import NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
@@ -31,7 +32,8 @@ def release_map(nodes: NodeTable, now: float) -> np.ndarray:
     release[state == ns.IDLE] = now
     computing = state == ns.COMPUTING
     req = nodes.release_req_s
-    release[computing] = np.where(req[computing] >= now, req[computing], np.inf)
+    ends = req[computing]
+    release[computing] = np.where(past_mask(ends, now) | np.isnan(ends), np.inf, ends)
     sleeping = state == ns.SLEEPING
     release[sleeping] = now + nodes.t_on_s[sleeping]
     off = state == ns.SWITCHING_OFF

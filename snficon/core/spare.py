@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from snficon.core import view as ns
+from snficon.core.clock import due_mask, future_mask
 from snficon.core.params import IconParams
 from snficon.core.view import NodeTable
 
@@ -235,7 +236,7 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
     can_sleep = costs.can_sleep
     idle = free & (state == ns.IDLE)
     timer_end = nodes.idle_since_s + params.timeout
-    expired_mask = idle & can_sleep & (timer_end <= now)
+    expired_mask = idle & can_sleep & due_mask(timer_end, now)
     rest = idle & ~expired_mask
     forced_mask = rest if params.respect_timeout else rest & ~can_sleep
     optional_mask = rest & ~forced_mask
@@ -247,7 +248,7 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
     forced, expired = np.flatnonzero(forced_mask), np.flatnonzero(expired_mask)
 
     # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
-    future = timer_end[idle & can_sleep & (timer_end > now)] - now
+    future = timer_end[idle & can_sleep & future_mask(timer_end, now)] - now
     h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
     pi_a, lam_e = event_rates(lam, lam_c)
     h = capped_horizon(lam_e, h_cap)

@@ -11,10 +11,14 @@ field.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
+
+from snficon.core.diagnostics import Diagnostics
 
 
 class NodeState(IntEnum):
@@ -29,16 +33,6 @@ class NodeState(IntEnum):
 
 #: The state codes as plain ints, for hot loops (IntEnum attribute lookups are slow).
 COMPUTING, IDLE, SWITCHING_ON, SWITCHING_OFF, SLEEPING = (int(state) for state in NodeState)
-
-
-class Trigger:
-    """Why the scheduler was invoked (SPEC section 7)."""
-
-    INITIAL = "initial"
-    ARRIVAL = "arrival"
-    COMPLETION = "completion"
-    CALLBACK = "callback"
-    TRANSITION = "transition"
 
 
 @dataclass(frozen=True)
@@ -82,7 +76,9 @@ class QueuedJob:
     """A waiting job (Definition 2): id z_j, requested nodes r_j, requested time tau_j.
 
     ``order`` is the job's rank of arrival (ids are assigned in arrival order
-    in the paper); it breaks the last ties of the SNF key (eq. 4).
+    in the paper); it breaks the last ties of the SNF key (eq. 4). ``extra``
+    holds the job's other workload fields (Batsim forwards them), read by
+    layers: checkpoints and time limits, deadlines (read-only by convention).
     """
 
     job_id: str
@@ -90,6 +86,7 @@ class QueuedJob:
     req_time_s: float
     submit_s: float
     order: int
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -140,14 +137,15 @@ class JobStart:
 
 @dataclass
 class Decisions:
-    """The answer to one invocation: starts, switch-ons, switch-offs, callbacks.
+    """The answer to one invocation: starts, switch-ons, switch-offs, callbacks, kills.
 
-    ``log`` carries the invocation's decision-log fields (SPEC section 7) that
-    the policy computed (mode, screen statistics, spare target...).
+    ``kills``: ids of running jobs to kill now (``KILL_JOB``). ``diagnostics``
+    is the invocation's record for the decision log (SPEC section 7).
     """
 
     starts: list[JobStart] = field(default_factory=list)
     switch_on: list[int] = field(default_factory=list)
     switch_off: list[int] = field(default_factory=list)
     call_at: list[float] = field(default_factory=list)
-    log: dict[str, object] = field(default_factory=dict)
+    kills: list[str] = field(default_factory=list)
+    diagnostics: Diagnostics | None = None

@@ -46,6 +46,18 @@ curriculum                      ``snficon workload convert --skip 3000 --jobs 10
                                 complex, seeded)
 ==============================  ===========================================================
 
+On the policy seam (:class:`snficon.core.parts.PowerManager`), a learned
+power manager's ``decide(view, dispatched, order)`` would: see
+``power_view(view, dispatched)`` (:mod:`snficon.rl.ledger`); plan the
+waiting jobs with ``order.plan`` on ``release_map(dispatched.nodes, now)``
+for their requested times, as IPM does; add the interval since its previous
+invocation to a :class:`~snficon.rl.ledger.NodeHistory` (from the previous
+view and decisions, with the power model ``power_model_of(nodes,
+p_sleep_w)``); ``observe``, ``act`` and ``switches``. The reward of a step
+is :func:`~snficon.rl.reward.transition_reward`, or
+:class:`~snficon.rl.reward.StepMeter` when a step spans several
+invocations.
+
 How the authors run it, for the environment and the policy still to write:
 the agent acts on a fixed clock, every ``rl.dt`` = 3600 s of simulated time
 (a ``CALL_RL`` event), not at every scheduler invocation; between its

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.view import ClusterView, Decisions, JobStart, RunningJob
+from snficon.core.parts import Dispatched
+from snficon.core.view import ClusterView, Decisions, JobStart, NodeTable, RunningJob
 from snficon.platform.model import PowerModel
 
 
@@ -60,6 +61,30 @@ def after_starts(view: ClusterView, starts: Iterable[JobStart]) -> ClusterView:
                                 idle_since_s=idle_since)
     return dataclasses.replace(view, nodes=nodes, running=tuple(running),
                                queue=tuple(j for j in view.queue if j.job_id not in started))
+
+
+def power_view(view: ClusterView, dispatched: Dispatched) -> ClusterView:
+    """What a power manager part sees (``decide(view, dispatched, order)``), as one view:
+    the dispatch order's node table and waiting jobs, the started jobs running."""
+    started = after_starts(view, dispatched.starts)
+    return dataclasses.replace(started, nodes=dispatched.nodes,
+                               queue=tuple(dispatched.waiting))
+
+
+def power_model_of(nodes: NodeTable, p_sleep_w: np.ndarray) -> PowerModel:
+    """The power model of a node table and the platform's sleep powers (what a policy part
+    is built with): switch powers are E_on / T_on and E_off / T_off; busy power, which
+    wasted energy never uses, is unknown (``nan``)."""
+    can_sleep = np.isfinite(nodes.t_on_s) & np.isfinite(nodes.t_off_s)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_on = np.where(can_sleep, nodes.e_on_j / nodes.t_on_s, 0.0)
+        p_off = np.where(can_sleep, nodes.e_off_j / nodes.t_off_s, 0.0)
+    return PowerModel(p_idle_w=np.asarray(nodes.p_idle_w, dtype=float),
+                      p_busy_w=np.full(nodes.size, np.nan),
+                      p_sleep_w=np.asarray(p_sleep_w, dtype=float),
+                      t_off_s=np.asarray(nodes.t_off_s, dtype=float), p_off_w=p_off,
+                      t_on_s=np.asarray(nodes.t_on_s, dtype=float), p_on_w=p_on,
+                      can_sleep=can_sleep)
 
 
 @dataclass(frozen=True)

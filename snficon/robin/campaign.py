@@ -25,13 +25,9 @@ from snficon.campaign.config import Campaign
 from snficon.campaign.expand import RunPlan, check_inputs, run_params
 from snficon.campaign.results import option_text
 from snficon.campaign.runs import DECISIONS, PREFIX, run_id, truncate_workload
-from snficon.registry import NEEDS_PLATFORM, PROJECT_ROOT
+from snficon.policy_table import POLICIES
+from snficon.registry import PROJECT_ROOT
 from snficon.robin.files import DEFAULT_TIMEOUTS, RobinFile, write_robin
-
-#: Policy -> the ``schedulers/`` module ``pybatsim`` runs it as (variants are options).
-PYBATSIM_NAMES = {"fcfsbIpm": "fcfsbIpm", "snfIpm": "snfIpm",
-                  "snficon": "snficon", "snficon-ng": "snficon", "snficon-nf": "snficon",
-                  "snficon-ngnf": "snficon"}
 
 
 def repo_path(path: str | Path) -> str:
@@ -50,8 +46,9 @@ def batsim_command(platform: str, workload: str, output_dir: str) -> str:
 
 
 def pybatsim_command(policy: str, options: dict) -> str:
-    """``pybatsim NAME -t 0 -o 'JSON'``."""
-    name = PYBATSIM_NAMES.get(policy, policy)
+    """``pybatsim NAME -t 0 -o 'JSON'``: NAME is the policy's ``schedulers/`` module (a
+    variant runs as its parent's module, its presets among the options)."""
+    name = POLICIES[policy].pybatsim if policy in POLICIES else policy
     return shlex.join(["pybatsim", name, "-t", "0", "-o", json.dumps(options, sort_keys=True)])
 
 
@@ -79,7 +76,7 @@ def write_campaign_robin(campaign: Campaign, plans: Sequence[RunPlan],
             workload = cut[key]
         platform = repo_path(plan.platform.path)
         options = dict(plan.options)
-        if plan.policy in NEEDS_PLATFORM:
+        if plan.policy in POLICIES:
             options.update(platform=platform, decisions=f"{output_dir}/{DECISIONS}")
         experiment = RobinFile(batcmd=batsim_command(platform, workload, output_dir),
                                schedcmd=pybatsim_command(plan.policy, options),

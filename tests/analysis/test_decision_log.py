@@ -10,13 +10,11 @@ import pytest
 
 from snficon.analysis.decision_log import (
     COLUMNS,
-    TRIGGER_ARRIVAL,
-    TRIGGER_INITIAL,
-    TRIGGERS,
     DecisionLog,
     DecisionRow,
     read_decision_log,
 )
+from snficon.core.names import TRIGGERS, Trigger
 from snficon.errors import InputError
 
 #: SPEC section 7, column by column.
@@ -28,13 +26,18 @@ SPEC_COLUMNS = (
     "service_ks_limit", "service_accepted",
     "lam", "mu", "pi_a", "horizon", "target_x", "target_w", "target_e", "target_j",
     "starts", "wakes", "shutdowns", "wall_us")
+#: The paper's section V-A diagnostics that SPEC 7 does not list, after its columns.
+EXTRA_COLUMNS = (
+    "screen_reason", "ratio_mean", "ratio_sigma", "size_mean", "size_max", "planned_jobs",
+    "target_below_j", "target_below_w", "target_below_e",
+    "target_above_j", "target_above_w", "target_above_e", "kills")
 
 
 def _rows() -> list[DecisionRow]:
     return [
-        DecisionRow(time=0.0, trigger=TRIGGER_INITIAL, mode="fallback",
+        DecisionRow(time=0.0, trigger=Trigger.INITIAL, mode="fallback",
                     starts=2, wakes=0, shutdowns=0, wall_us=41.5),
-        DecisionRow(time=1 / 3, trigger=TRIGGER_ARRIVAL, mode="icon",
+        DecisionRow(time=1 / 3, trigger=Trigger.ARRIVAL, mode="icon",
                     spare_planning_point=True, gate_open=False, arrival_n=30,
                     arrival_mean=612.123456789, arrival_cv=0.1 + 0.2, arrival_lag1=-0.05,
                     arrival_ks=0.07, arrival_ks_limit=0.24, arrival_accepted=True,
@@ -42,12 +45,15 @@ def _rows() -> list[DecisionRow]:
                     service_ks=0.3, service_ks_limit=0.25, service_accepted=False,
                     lam=1 / 612.123456789, mu=2.5e-4, pi_a=0.7, horizon=7200.0, target_x=3,
                     target_w=12.5, target_e=1.0e6, target_j=5.0e6 + 12.5,
-                    starts=1, wakes=2, shutdowns=1, wall_us=1234.0),
+                    starts=1, wakes=2, shutdowns=1, wall_us=1234.0,
+                    screen_reason="service:cv,ks", ratio_mean=-0.69, ratio_sigma=0.25,
+                    size_mean=2.5, size_max=16, planned_jobs=0, target_below_j=5.1e6,
+                    target_below_w=20.0, target_below_e=0.9e6, kills=1),
     ]
 
 
 def test_columns_are_spec_sections_7():
-    assert COLUMNS == SPEC_COLUMNS
+    assert COLUMNS == SPEC_COLUMNS + EXTRA_COLUMNS
     assert TRIGGERS == ("initial", "arrival", "completion", "callback", "transition")
 
 
@@ -67,8 +73,9 @@ def test_none_is_an_empty_cell_and_header_is_spec_order(tmp_path: Path):
     path = log.to_csv(tmp_path / "decisions.csv")
     with open(path, newline="") as stream:
         header, cells = list(csv.reader(stream))
-    assert tuple(header) == SPEC_COLUMNS
-    assert cells == ["0.0", "initial", "fallback"] + [""] * 24 + ["2", "0", "0", "41.5"]
+    assert tuple(header) == SPEC_COLUMNS + EXTRA_COLUMNS
+    assert cells == (["0.0", "initial", "fallback"] + [""] * 24 + ["2", "0", "0", "41.5"]
+                     + [""] * 12 + ["0"])
 
 
 def test_numpy_scalars_are_written_as_plain_numbers(tmp_path: Path):
@@ -82,7 +89,7 @@ def test_numpy_scalars_are_written_as_plain_numbers(tmp_path: Path):
 
 def test_empty_log_has_only_the_header(tmp_path: Path):
     path = DecisionLog().to_csv(tmp_path / "d.csv")
-    assert path.read_text() == ",".join(SPEC_COLUMNS) + "\n"
+    assert path.read_text() == ",".join(SPEC_COLUMNS + EXTRA_COLUMNS) + "\n"
     assert read_decision_log(path) == []
 
 
@@ -102,7 +109,7 @@ def test_bad_files_are_named(tmp_path: Path):
     bad.write_text("time,trigger\n0,initial\n")
     with pytest.raises(InputError, match="bad.csv: not a decision log"):
         read_decision_log(bad)
-    cells = ["0.0", "initial", "icon", "yes"] + [""] * 23 + ["0", "0", "0", "1.0"]
-    bad.write_text(",".join(SPEC_COLUMNS) + "\n" + ",".join(cells) + "\n")
+    cells = ["0.0", "initial", "icon", "yes"] + [""] * 23 + ["0", "0", "0", "1.0"] + [""] * 13
+    bad.write_text(",".join(SPEC_COLUMNS + EXTRA_COLUMNS) + "\n" + ",".join(cells) + "\n")
     with pytest.raises(InputError, match="bad.csv: line 2: spare_planning_point"):
         read_decision_log(bad)

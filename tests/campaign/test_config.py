@@ -42,7 +42,7 @@ def test_syntax_error_gives_line_and_column(write_campaign):
 
 @pytest.mark.parametrize(("extra", "line", "key", "words"), [
     ('sweep = { alhpa = [10, 20] }\n', 10, 'group "g".sweep.alhpa', "unknown option"),
-    ('options = { timeout = "long" }\n', 10, 'group "g".options.timeout', "not a float"),
+    ('options = { timeout = "long" }\n', 10, 'group "g".options.timeout', "is not a number"),
     ('sweep = { alpha = [] }\n', 10, 'group "g".sweep.alpha', "non-empty array"),
     ('sweep = { t_m = { start = 10, stop = 1, step = 1 } }\n', 10, 'group "g".sweep.t_m',
      "start <= stop"),

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from snficon.core.view import ClusterView, NodeState, NodeTable, QueuedJob, Trigger
+from snficon.core.names import Trigger
+from snficon.core.view import ClusterView, NodeState, NodeTable, QueuedJob
 
 P_IDLE_W = 100.0
 T_ON_S = 30.0
@@ -99,3 +100,8 @@ def view(nodes: list[Node] | NodeTable, queue: Sequence[QueuedJob] = (), *, now:
 def started(decisions_or_dispatch) -> dict[str, set[int]]:
     """Job id -> set of nodes of the starts of a :class:`Decisions` or ``Dispatch``."""
     return {start.job_id: set(start.nodes) for start in decisions_or_dispatch.starts}
+
+
+def log_of(decisions) -> dict[str, object]:
+    """The decision-log columns an invocation filled (its diagnostics record)."""
+    return decisions.diagnostics.columns()

@@ -9,21 +9,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snficon.core.baseline import (
-    BaselineParams,
-    decide_fcfs_easy_ipm,
-    decide_snf_ipm,
-    dispatch_fcfs_easy,
-    dispatch_snf,
-)
+from snficon.core.dispatch import dispatch_fcfs_easy, dispatch_snf
 from snficon.core.order import fcfs_order, snf_order
+from snficon.core.params import IpmParams
 from snficon.core.plan import release_map, sequential_plan
+from snficon.core.policy import decide_fcfs_easy_ipm, decide_snf_ipm
 from snficon.core.view import NodeState
-from snficon.errors import InputError
 
 from .conftest import (
     computing,
@@ -37,7 +31,7 @@ from .conftest import (
     view,
 )
 
-DEFAULT = BaselineParams()
+DEFAULT = IpmParams()
 
 
 def ids(jobs):
@@ -53,7 +47,8 @@ def test_snf_starts_in_key_order_and_stops_at_the_first_misfit():
     j2 takes nodes 2 and 0; j1 does not fit -> the scan stops; j0 (larger) waits too.
     The waiting jobs stay in SNF order."""
     queue = [job("j0", 4, 10.0), job("j1", 2, 100.0), job("j2", 2, 50.0), job("j3", 1, 1000.0)]
-    dispatch, waiting = dispatch_snf(view([idle(0.0), idle(10.0), idle(5.0)], queue, now=20.0))
+    dispatch = dispatch_snf(view([idle(0.0), idle(10.0), idle(5.0)], queue, now=20.0))
+    waiting = dispatch.waiting
     assert started(dispatch) == {"j3": {1}, "j2": {0, 2}}
     assert [s.job_id for s in dispatch.starts] == ["j3", "j2"]
     assert ids(waiting) == ["j1", "j0"]
@@ -62,7 +57,8 @@ def test_snf_starts_in_key_order_and_stops_at_the_first_misfit():
 def test_snf_ties_go_to_the_shorter_request_then_the_earlier_arrival():
     """2 idle nodes, three 2-node jobs: j0 asks 100 s, j1 and j2 50 s -> j1 starts."""
     queue = [job("j0", 2, 100.0), job("j2", 2, 50.0), job("j1", 2, 50.0)]
-    dispatch, waiting = dispatch_snf(view([idle(), idle()], queue))
+    dispatch = dispatch_snf(view([idle(), idle()], queue))
+    waiting = dispatch.waiting
     assert started(dispatch) == {"j1": {0, 1}}
     assert ids(waiting) == ["j2", "j0"]
 
@@ -98,11 +94,12 @@ def test_easy_reserves_the_head_and_backfills_by_both_conditions():
              job("b", 1, 500.0, submit=2.0, order=2), job("d", 1, 91.0, submit=3.0, order=3),
              job("c", 2, 80.0, submit=4.0, order=4)]
     the_view = view(EASY_NODES, queue, now=10.0)
-    dispatch, waiting = dispatch_fcfs_easy(the_view)
+    dispatch = dispatch_fcfs_easy(the_view)
+    waiting = dispatch.waiting
     assert started(dispatch) == {"a": {0}, "c": {1, 2}}
     assert ids(waiting) == ["h", "b", "d"]
     # The backfilled jobs do not delay the head: still planned at 100.
-    after = dispatch.table()
+    after = dispatch.nodes
     plan = sequential_plan(after, release_map(after, 10.0), waiting[:1], [50.0], 10.0)
     assert plan[0].start == 100.0
 
@@ -113,10 +110,11 @@ def test_easy_backfill_may_end_exactly_at_the_head_start_but_not_after():
     would end after 100: refused, although node 0 is idle."""
     nodes = [idle(0.0), computing(100.0)]
     h = job("h", 2, 10.0, submit=0.0, order=0)
-    dispatch, _ = dispatch_fcfs_easy(view(nodes, [h, job("x", 1, 100.0, submit=1.0, order=1)]))
+    dispatch = dispatch_fcfs_easy(view(nodes, [h, job("x", 1, 100.0, submit=1.0, order=1)]))
     assert started(dispatch) == {"x": {0}}
-    dispatch, waiting = dispatch_fcfs_easy(
+    dispatch = dispatch_fcfs_easy(
         view(nodes, [h, job("y", 1, 100.5, submit=1.0, order=1)]))
+    waiting = dispatch.waiting
     assert started(dispatch) == {} and ids(waiting) == ["h", "y"]
 
 
@@ -128,10 +126,11 @@ def test_fcfs_heads_that_fit_start_in_arrival_order():
     nodes = [idle(0.0), idle(0.0), idle(0.0), computing(50.0)]
     queue = [job("j0", 1, 60.0, submit=0.0), job("j1", 3, 10.0, submit=1.0),
              job("j2", 1, 1000.0, submit=2.0)]
-    dispatch, waiting = dispatch_fcfs_easy(view(nodes, queue))
+    dispatch = dispatch_fcfs_easy(view(nodes, queue))
+    waiting = dispatch.waiting
     assert started(dispatch) == {"j0": {0}}
     assert ids(waiting) == ["j1", "j2"]
-    snf, _ = dispatch_snf(view(nodes, queue))
+    snf = dispatch_snf(view(nodes, queue))
     assert set(started(snf)) == {"j0", "j2"}
 
 
@@ -228,18 +227,6 @@ def test_wake_at_now_plus_t_on_minus_t_on_is_now():
     assert decisions.call_at == [now + 7200.0]
 
 
-# ---------------------------------------------------------------------- parameters
-
-
-def test_params_from_options():
-    assert BaselineParams.from_options({}).timeout == 7200.0
-    assert BaselineParams.from_options({"timeout": 600}).timeout == 600.0
-    with pytest.raises(InputError, match="known: timeout"):
-        BaselineParams.from_options({"timout": 600})
-    with pytest.raises(InputError, match="not a float"):
-        BaselineParams.from_options({"timeout": "soon"})
-
-
 # ---------------------------------------------------------------------- properties
 
 node_strategy = st.one_of(
@@ -282,7 +269,7 @@ def check_decisions(the_view, decisions, timeout):
 def test_snf_decisions_properties(specs, jobs, timeout):
     """SNF: starts are an SNF prefix, no waiting job fits on the idle nodes left."""
     the_view = make_view(specs, jobs)
-    decisions = decide_snf_ipm(the_view, BaselineParams(timeout=timeout))
+    decisions = decide_snf_ipm(the_view, IpmParams(timeout=timeout))
     check_decisions(the_view, decisions, timeout)
     ordered = snf_order(the_view.queue)
     assert [s.job_id for s in decisions.starts] == ids(ordered[:len(decisions.starts)])
@@ -298,23 +285,25 @@ def test_easy_decisions_properties(specs, jobs, timeout):
     """FCFS/EASY: the FCFS heads that fit start; the head left does not fit; backfilling
     never delays the head's planned start (compared with a queue cut after the head)."""
     the_view = make_view(specs, jobs)
-    decisions = decide_fcfs_easy_ipm(the_view, BaselineParams(timeout=timeout))
+    decisions = decide_fcfs_easy_ipm(the_view, IpmParams(timeout=timeout))
     check_decisions(the_view, decisions, timeout)
-    dispatch, waiting = dispatch_fcfs_easy(the_view)
+    dispatch = dispatch_fcfs_easy(the_view)
+    waiting = dispatch.waiting
     assert started(dispatch) == started(decisions)
     if not waiting:
         return
     ordered = fcfs_order(the_view.queue)
     cut = ordered.index(waiting[0]) + 1
     assert all(j not in waiting for j in ordered[:cut - 1])
-    free = np.count_nonzero(dispatch.table().state == NodeState.IDLE)
+    free = np.count_nonzero(dispatch.nodes.state == NodeState.IDLE)
     assert waiting[0].res > free
-    alone, alone_waiting = dispatch_fcfs_easy(
+    alone = dispatch_fcfs_easy(
         view(the_view.nodes, ordered[:cut], now=the_view.now))
+    alone_waiting = alone.waiting
     assert alone_waiting == [waiting[0]]
 
     def head_start(dispatched):
-        nodes = dispatched.table()
+        nodes = dispatched.nodes
         plan = sequential_plan(nodes, release_map(nodes, the_view.now), [waiting[0]],
                                [waiting[0].req_time_s], the_view.now)
         return plan[0].start if plan else math.inf
@@ -325,8 +314,8 @@ def test_easy_decisions_properties(specs, jobs, timeout):
 def test_table_after_starts_marks_started_nodes_computing():
     """The table the plan sees: started nodes computing until now + request, no timer."""
     the_view = view([idle(0.0), idle(5.0)], [job("j0", 1, 60.0)], now=10.0)
-    dispatch, _ = dispatch_snf(the_view)
-    after = dispatch.table()
+    dispatch = dispatch_snf(the_view)
+    after = dispatch.nodes
     assert after.state.tolist() == [NodeState.IDLE, NodeState.COMPUTING]
     assert after.release_req_s[1] == 70.0 and math.isnan(after.idle_since_s[1])
     assert after.idle_since_s[0] == 0.0

@@ -17,21 +17,21 @@ import pytest
 
 from snficon.analysis.decision_log import COLUMNS, DecisionRow
 from snficon.core import estimators as est
-from snficon.core.baseline import BaselineParams, Dispatch, decide_snf_ipm
 from snficon.core.controller import (
-    MODE_FALLBACK,
-    MODE_ICON,
     IconMemory,
     active_remaining,
     decide_icon,
     observe,
     predicted_releases,
 )
-from snficon.core.params import IconParams
+from snficon.core.dispatch import Dispatch
+from snficon.core.names import Mode, Trigger
+from snficon.core.params import IconParams, IpmParams
 from snficon.core.plan import release_map
-from snficon.core.view import ClusterView, CompletedJob, RunningJob, Trigger
+from snficon.core.policy import decide_snf_ipm
+from snficon.core.view import ClusterView, CompletedJob, RunningJob
 
-from .conftest import computing, idle, job, sleeping, table
+from .conftest import computing, idle, job, log_of, sleeping, table
 
 NF = IconParams(fallback=False)
 SIGMA2_HALF = 0.25 ** 2 / 2  # sigma_Y = sigma_min with a single log-ratio sample
@@ -96,17 +96,19 @@ def test_too_few_samples_fall_back_to_snf_ipm() -> None:
     params = IconParams(timeout=3000.0)
     state = fallback_state()
     decisions, memory = decide_icon(state, IconMemory.initial(4, params), params, p_sleep(4))
-    baseline = decide_snf_ipm(state, BaselineParams(timeout=3000.0))
+    baseline = decide_snf_ipm(state, IpmParams(timeout=3000.0))
     same_decisions(decisions, baseline)
     assert [(s.job_id, s.nodes) for s in decisions.starts] == [("j1", (1,))]
     assert decisions.switch_on == [] and decisions.switch_off == []
     assert decisions.call_at == [80.0]
-    log = decisions.log
-    assert log["mode"] == MODE_FALLBACK
+    log = log_of(decisions)
+    assert log["mode"] == Mode.FALLBACK
     assert (log["arrival_n"], log["arrival_accepted"]) == (1, False)
     assert (log["service_n"], log["service_accepted"]) == (1, False)
-    assert {k: log[k] for k in ("starts", "wakes", "shutdowns")} == baseline.log
-    assert "spare_planning_point" not in log and "pi_a" not in log
+    keys = ("starts", "wakes", "shutdowns", "planned_jobs")
+    assert {k: log[k] for k in keys} == {k: log_of(baseline)[k] for k in keys}
+    assert log["spare_planning_point"] is None and "pi_a" not in log
+    assert log["screen_reason"] == "arrival:n<n_min,zero_mean,lag1 service:n<n_min,cv,lag1"
     # the monitor records were consumed all the same (Definition 5)
     assert memory.last_arrival_s == 10.0 and len(memory.service) == 1
 
@@ -119,8 +121,8 @@ def test_no_fallback_takes_the_icon_path_on_the_same_state() -> None:
     planned at 61.59 on nodes {0, 1, 2} and node 2 wakes at 31.59 (SNF+IPM: 80).
     """
     decisions, _ = decide_icon(fallback_state(), IconMemory.initial(4, NF), NF, p_sleep(4))
-    assert decisions.log["mode"] == MODE_ICON
-    assert decisions.log["spare_planning_point"] is False  # j2 is still waiting
+    assert log_of(decisions)["mode"] == Mode.ICON
+    assert log_of(decisions)["spare_planning_point"] is False  # j2 is still waiting
     assert [(s.job_id, s.nodes) for s in decisions.starts] == [("j1", (1,))]
     expected_wake = 10.0 + 50.0 * math.exp(SIGMA2_HALF) - 30.0
     assert decisions.call_at == [pytest.approx(expected_wake, rel=1e-12)]
@@ -143,14 +145,14 @@ def test_accepted_screen_uses_the_icon_path_with_fallback_enabled() -> None:
     params = IconParams()
     memory = memory_with(2, params, arrivals=arrivals[:-1], completions=completions, now=100.0)
     decisions, _ = decide_icon(state, memory, params, p_sleep(2))
-    log = decisions.log
+    log = log_of(decisions)
     assert (log["arrival_n"], log["service_n"]) == (5, 5)
     assert log["arrival_cv"] == pytest.approx(0.755, abs=1e-3)
     assert log["arrival_lag1"] == pytest.approx(-0.474, abs=1e-3)
     assert log["service_cv"] == pytest.approx(0.780, abs=1e-3)
     assert log["service_lag1"] == pytest.approx(-0.264, abs=1e-3)
     assert log["arrival_accepted"] and log["service_accepted"]
-    assert log["mode"] == MODE_ICON
+    assert log["mode"] == Mode.ICON
 
 
 # ---------------------------------------------------------------------- memory
@@ -188,9 +190,9 @@ def test_observe_consumes_arrivals_and_completions() -> None:
     assert e.m_a == pytest.approx(1862.0)
     assert e.m_s == pytest.approx(42.0)
     assert e.m_y == pytest.approx(0.9 * math.log(0.5))
-    assert decisions.log["arrival_n"] == 3 and decisions.log["service_n"] == 2
-    assert decisions.log["lam"] == pytest.approx(1.0 / 1862.0)
-    assert decisions.log["mu"] == pytest.approx(1.0 / 42.0)
+    assert log_of(decisions)["arrival_n"] == 3 and log_of(decisions)["service_n"] == 2
+    assert log_of(decisions)["lam"] == pytest.approx(1.0 / 1862.0)
+    assert log_of(decisions)["mu"] == pytest.approx(1.0 / 42.0)
     # the memory passed in is not modified
     assert memory.last_arrival_s == 130.0 and len(memory.service) == 0
 
@@ -214,8 +216,8 @@ def test_spare_planning_point_needs_a_qualifying_trigger(trigger: str, point: bo
     params = NF
     state = make_view([idle(100.0), sleeping(), sleeping()], now=100.0, trigger=trigger)
     decisions, _ = decide_icon(state, recent_memory(3, params, 90.0), params, p_sleep(3))
-    log = decisions.log
-    assert log["mode"] == MODE_ICON
+    log = log_of(decisions)
+    assert log["mode"] == Mode.ICON
     assert log["spare_planning_point"] is point
     assert log["gate_open"] is True
     assert ("target_x" in log) is point and ("pi_a" in log) is point
@@ -234,8 +236,8 @@ def test_no_spare_planning_while_jobs_wait() -> None:
     j1 = job("j1", 3, 50.0, submit=100.0)
     state = make_view([idle(100.0), sleeping(), sleeping()], [j1], now=100.0, arrivals=[j1])
     decisions, _ = decide_icon(state, IconMemory.initial(3, NF), NF, p_sleep(3))
-    assert decisions.log["spare_planning_point"] is False
-    assert "target_x" not in decisions.log
+    assert log_of(decisions)["spare_planning_point"] is False
+    assert "target_x" not in log_of(decisions)
     assert decisions.starts == [] and decisions.switch_on == [1, 2]
     assert decisions.call_at == [7300.0]  # node 0's timer
 
@@ -250,14 +252,14 @@ def test_gate_closed_before_the_first_arrival() -> None:
     """
     state = make_view([idle(0.0), idle(0.0)], now=0.0, trigger=Trigger.INITIAL)
     decisions, _ = decide_icon(state, IconMemory.initial(2, NF), NF, p_sleep(2))
-    assert decisions.log["spare_planning_point"] is True
-    assert decisions.log["gate_open"] is False
-    assert "target_x" not in decisions.log
+    assert log_of(decisions)["spare_planning_point"] is True
+    assert log_of(decisions)["gate_open"] is False
+    assert "target_x" not in log_of(decisions)
     assert decisions.switch_off == [] and decisions.switch_on == []
     assert decisions.call_at == [7200.0]
     ng = dataclasses.replace(NF, gate=False)
     decisions, _ = decide_icon(state, IconMemory.initial(2, ng), ng, p_sleep(2))
-    assert decisions.log["gate_open"] is True and "target_x" in decisions.log
+    assert log_of(decisions)["gate_open"] is True and "target_x" in log_of(decisions)
 
 
 @pytest.mark.parametrize(("age", "open_"), [(0.0, True), (43200.0, True), (43200.5, False)])
@@ -266,11 +268,11 @@ def test_gate_window(age: float, open_: bool) -> None:
     last = 1000.0
     state = make_view([idle(last + age)], now=last + age, trigger=Trigger.ARRIVAL)
     decisions, _ = decide_icon(state, recent_memory(1, NF, last), NF, p_sleep(1))
-    assert decisions.log["gate_open"] is open_
-    assert ("target_x" in decisions.log) is open_
+    assert log_of(decisions)["gate_open"] is open_
+    assert ("target_x" in log_of(decisions)) is open_
     ng = dataclasses.replace(NF, gate=False)
     decisions, _ = decide_icon(state, recent_memory(1, ng, last), ng, p_sleep(1))
-    assert decisions.log["gate_open"] is True and "target_x" in decisions.log
+    assert log_of(decisions)["gate_open"] is True and "target_x" in log_of(decisions)
 
 
 # ---------------------------------------------------------------------- stale-completion shutdown
@@ -297,11 +299,11 @@ def test_closed_gate_switches_off_nodes_released_by_a_completion() -> None:
     """
     decisions, _ = decide_icon(stale_state(), recent_memory(4, NF, LAST_ARRIVAL), NF,
                                p_sleep(4))
-    assert decisions.log["spare_planning_point"] is True
-    assert decisions.log["gate_open"] is False
+    assert log_of(decisions)["spare_planning_point"] is True
+    assert log_of(decisions)["gate_open"] is False
     assert decisions.switch_off == [0, 1] and decisions.switch_on == []
     assert decisions.call_at == [STALE_NOW + 7100.0]
-    assert decisions.log["shutdowns"] == 2
+    assert log_of(decisions)["shutdowns"] == 2
     off = dataclasses.replace(NF, stale_completion_shutdown=False)
     decisions, _ = decide_icon(stale_state(), recent_memory(4, off, LAST_ARRIVAL), off,
                                p_sleep(4))
@@ -320,7 +322,7 @@ def test_stale_shutdown_spares_the_nodes_a_job_reuses() -> None:
     memory = recent_memory(4, NF, LAST_ARRIVAL)
     decisions, _ = decide_icon(stale_state([waiting]), memory, NF, p_sleep(4))
     assert [(s.job_id, s.nodes) for s in decisions.starts] == [("w", (0,))]
-    assert decisions.log["spare_planning_point"] is True
+    assert log_of(decisions)["spare_planning_point"] is True
     assert decisions.switch_off == [1]
 
 
@@ -329,7 +331,7 @@ def test_stale_shutdown_is_an_icon_action() -> None:
     params = IconParams()
     decisions, _ = decide_icon(stale_state(), recent_memory(4, params, LAST_ARRIVAL), params,
                                p_sleep(4))
-    assert decisions.log["mode"] == MODE_FALLBACK
+    assert log_of(decisions)["mode"] == Mode.FALLBACK
     assert decisions.switch_off == []
 
 
@@ -339,7 +341,7 @@ def test_gate_open_plans_spares_instead_of_the_stale_shutdown() -> None:
     ng = dataclasses.replace(NF, gate=False)
     decisions, _ = decide_icon(stale_state(), recent_memory(4, ng, LAST_ARRIVAL), ng,
                                p_sleep(4))
-    assert decisions.log["gate_open"] is True and decisions.log["target_x"] >= 3
+    assert log_of(decisions)["gate_open"] is True and log_of(decisions)["target_x"] >= 3
     assert decisions.switch_off == []
 
 
@@ -376,7 +378,7 @@ def test_predicted_releases_follow_eq_56() -> None:
                        sleeping()], [j1], now=100.0, running=running)
     dispatch = Dispatch(state)
     assert dispatch.start(j1)
-    active = active_remaining(state, dispatch, memory.estimates, params)
+    active = active_remaining(state, dispatch.starts, memory.estimates, params)
     release = predicted_releases(dispatch.table(), state.now, active)
     r_a = est.remaining_time(memory.estimates, 1000.0, 100.0, params)
     assert r_a == pytest.approx(500.0 * math.exp(SIGMA2_HALF) - 100.0, rel=1e-9)
@@ -395,8 +397,7 @@ def test_cold_start_releases_at_the_request() -> None:
     params = IconParams()
     state = make_view([computing(1000.0)], now=100.0,
                       running=[RunningJob("a", (0,), 0.0, 1000.0)])
-    active = active_remaining(state, Dispatch(state), IconMemory.initial(1, params).estimates,
-                              params)
+    active = active_remaining(state, (), IconMemory.initial(1, params).estimates, params)
     release = predicted_releases(state.nodes, state.now, active)
     assert release.tolist() == [1000.0]
 
@@ -420,7 +421,7 @@ def test_planned_jobs_last_their_predicted_duration() -> None:
     assert decisions.switch_on == [1]
     assert decisions.call_at == [pytest.approx(300.0)]
     assert decisions.switch_off == []
-    baseline = decide_snf_ipm(state, BaselineParams())
+    baseline = decide_snf_ipm(state, IpmParams())
     assert baseline.switch_on == [1] and baseline.call_at == [500.0]
 
 
@@ -447,13 +448,19 @@ def test_spare_target_wakes_nodes_for_the_next_job() -> None:
     """
     state, memory = spare_state()
     decisions, _ = decide_icon(state, memory, NF, p_sleep(6, 0.5))
-    log = decisions.log
+    log = log_of(decisions)
     assert [(s.job_id, s.nodes) for s in decisions.starts] == [("j1", (0, 1))]
     assert log["spare_planning_point"] is True and log["gate_open"] is True
     assert log["target_x"] == 2
     assert decisions.switch_on == [2, 3] and decisions.switch_off == []
     assert 0.0 < log["pi_a"] <= 1.0
     assert 0.0 < log["horizon"] <= 3600.0
+    # the neighbours x = 1 and x = 3: x = 1 waits 30 s more, x = 3 pays one more wake
+    below = (log["target_below_j"], log["target_below_w"], log["target_below_e"])
+    above = (log["target_above_j"], log["target_above_w"], log["target_above_e"])
+    assert below[0] > log["target_j"] and above[0] > log["target_j"]
+    assert below[1] > log["target_w"] and above[1] == pytest.approx(log["target_w"])
+    assert above[2] > log["target_e"] > below[2]
 
 
 def test_completion_rate_counts_jobs_started_now() -> None:
@@ -465,7 +472,7 @@ def test_completion_rate_counts_jobs_started_now() -> None:
     state, memory = spare_state()
     decisions, _ = decide_icon(state, memory, NF, p_sleep(6, 0.5))
     lam = 1.0 / 3600.0
-    assert decisions.log["pi_a"] == pytest.approx(lam / (lam + 1.0 / 1000.0))
+    assert log_of(decisions)["pi_a"] == pytest.approx(lam / (lam + 1.0 / 1000.0))
 
 
 def logs_of_every_kind():
@@ -486,7 +493,7 @@ def test_decision_log_fields_are_consistent_with_the_decisions() -> None:
     spare rows carry pi_A, H, x* and J = alpha W + beta E; every log builds a DecisionRow."""
     seen = set()
     for kind, state, decisions in logs_of_every_kind():
-        log = decisions.log
+        log = log_of(decisions)
         seen.add(log["mode"])
         assert set(log) <= set(COLUMNS) - {"time", "trigger", "wall_us"}, kind
         assert log["starts"] == len(decisions.starts), kind
@@ -496,7 +503,7 @@ def test_decision_log_fields_are_consistent_with_the_decisions() -> None:
             assert {f"{series}_{s}" for s in ("n", "mean", "cv", "lag1", "ks", "ks_limit",
                                               "accepted")} <= set(log), kind
         assert log["lam"] > 0.0 and log["mu"] >= 0.0
-        if log["mode"] == MODE_ICON:
+        if log["mode"] == Mode.ICON:
             assert isinstance(log["spare_planning_point"], bool)
             assert isinstance(log["gate_open"], bool)
         if "target_x" in log:
@@ -506,4 +513,24 @@ def test_decision_log_fields_are_consistent_with_the_decisions() -> None:
             assert 0.0 <= log["pi_a"] <= 1.0 and 0.0 < log["horizon"] <= NF.h_max
         row = DecisionRow(**log, time=state.now, trigger=state.trigger, wall_us=1.0)
         assert row.mode == log["mode"] and row.wakes == len(decisions.switch_on)
-    assert seen == {MODE_ICON, MODE_FALLBACK}
+    assert seen == {Mode.ICON, Mode.FALLBACK}
+
+
+def test_the_log_records_the_estimator_state() -> None:
+    """Arrivals of 2 then 4 nodes, rho_R = 0.1 (eq. 19): w_2 = 0.9, w_4 = 0.1, so the
+    pmf's mean is 2 x 0.9 + 4 x 0.1 = 2.2 nodes and its largest size 4. One completion of
+    50 s for a 100-s request: the log ratio's mean m_Y = log 0.5 (App. A, first sample)
+    and sigma_Y = sigma_min = 0.25 (one sample has no spread). lambda = 1 / m_A with
+    m_A = 0.2 x 30 + 0.8 x 3600 (eq. 17, one 30-s gap after lambda_0 = 1/3600)."""
+    params = IconParams()
+    arrivals = [job("a", 2, 100.0, submit=0.0), job("b", 4, 100.0, submit=30.0, order=1)]
+    done = CompletedJob("c", (0,), runtime_s=50.0, req_time_s=100.0, end_s=30.0)
+    state = make_view([idle()] * 4, arrivals, now=30.0, arrivals=arrivals, completions=[done])
+    decisions, _ = decide_icon(state, IconMemory.initial(4, params), params, p_sleep(4))
+    log = log_of(decisions)
+    assert log["size_mean"] == pytest.approx(2.2) and log["size_max"] == 4
+    assert log["ratio_mean"] == pytest.approx(math.log(0.5))
+    assert log["ratio_sigma"] == 0.25
+    assert log["lam"] == pytest.approx(1.0 / (0.2 * 30.0 + 0.8 * 3600.0))
+    # SNF starts a (2 nodes) on the 4 idle nodes; b (4 nodes) no longer fits and is planned
+    assert log["starts"] == 1 and log["planned_jobs"] == 1

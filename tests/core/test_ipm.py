@@ -12,13 +12,14 @@ import math
 
 import numpy as np
 
-from snficon.core.baseline import BaselineParams, decide_snf_ipm
 from snficon.core.ipm import expired_idle_nodes, next_timer_expiry, nodes_to_switch_off
+from snficon.core.params import IpmParams
 from snficon.core.plan import PlannedJob
+from snficon.core.policy import decide_snf_ipm
 
 from .conftest import computing, idle, job, sleeping, started, table, view
 
-TIMEOUT = BaselineParams(timeout=100.0)
+TIMEOUT = IpmParams(timeout=100.0)
 
 
 def test_expired_idle_nodes_include_the_exact_expiry():

@@ -21,8 +21,9 @@ CONTRACTS = REPO_ROOT / ".importlinter"
 def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     """Run import-linter on the ``snficon`` package found under ``root``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
-    command = [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
-               "sys.exit(lint_imports_command())", "--config", str(CONTRACTS), "--no-cache"]
+    script = ("import sys; from importlinter.cli import lint_imports_command; "
+              "sys.exit(lint_imports_command())")
+    command = [sys.executable, "-c", script, "--config", str(CONTRACTS), "--no-cache"]
     return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
                           timeout=120)
 

@@ -8,9 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from snficon.adapter.baselines import FcfsbIpmScheduler
+from snficon.adapter.scheduler import scheduler_class
 from snficon.analysis.metrics import metrics_from_outputs
-from snficon.core.view import ClusterView, Decisions, JobStart, NodeState, QueuedJob
+from snficon.core.dispatch import EasyOrder
+from snficon.core.view import ClusterView, Decisions, JobStart, NodeState, NodeTable, QueuedJob
 from snficon.drivers.inprocess import run_in_process
 from snficon.drivers.session import build_engine
 from snficon.platform.generate import NodeModel, render_platform, write_platform
@@ -21,6 +22,8 @@ from snficon.rl.ledger import (
     held_nodes,
     interval_usage,
     max_noncompute_power_w,
+    power_model_of,
+    power_view,
 )
 from snficon.rl.reward import transition_reward
 from tests.core.conftest import computing, idle, job, sleeping, switching_off, switching_on, view
@@ -74,6 +77,36 @@ class TestAfterStarts:
         assert after_starts(v, []) is v
 
 
+class TestSeam:
+    def test_power_view_is_the_dispatch_orders_table(self):
+        # FCFS/EASY starts j1 and backfills j3; j2 waits
+        v = view([idle(0), idle(5), idle(9), computing(300), sleeping()],
+                 [job("j1", 2, 100), job("j2", 4, 100), job("j3", 1, 50)], now=10)
+        dispatched = EasyOrder().dispatch(v)
+        assert {s.job_id for s in dispatched.starts} == {"j1", "j3"}
+        seen = power_view(v, dispatched)
+        assert [j.job_id for j in seen.queue] == ["j2"]
+        # the view after_starts builds has the dispatch order's own node table
+        mine = after_starts(v, dispatched.starts).nodes
+        for name in ("state", "release_req_s", "idle_since_s", "transition_end_s"):
+            assert np.array_equal(getattr(mine, name), getattr(dispatched.nodes, name),
+                                  equal_nan=True), name
+        assert sorted(r.job_id for r in seen.running) == ["j1", "j3"]
+
+    def test_power_model_from_a_table_and_sleep_powers(self, tmp_path):
+        platform = read_platform(write_platform(tmp_path / "p.xml", render_platform(MODEL, 3)))
+        power = platform.power_model()
+        tracker_table = NodeTable(
+            state=np.ones(3, np.int8), idle_since_s=np.zeros(3),
+            transition_end_s=np.full(3, np.nan), release_req_s=np.full(3, np.nan),
+            p_idle_w=power.p_idle_w, t_on_s=power.t_on_s, t_off_s=power.t_off_s,
+            e_on_j=power.e_on_j, e_off_j=power.e_off_j)
+        rebuilt = power_model_of(tracker_table, power.p_sleep_w)
+        for name in ("p_idle_w", "p_sleep_w", "t_on_s", "t_off_s", "p_on_w", "p_off_w",
+                     "can_sleep"):
+            assert np.allclose(getattr(rebuilt, name), getattr(power, name)), name
+
+
 class TestNodeHistory:
     def test_totals_shares_and_arrival_window(self):
         power = power_model(2)
@@ -101,18 +134,19 @@ MODEL = NodeModel("test", busy_w=200, idle_w=100, sleep_w=10, off_s=8, off_w=50,
                   on_s=32, on_w=150)
 
 
-class RecordingFcfsb(FcfsbIpmScheduler):
+class RecordingFcfsb(scheduler_class("fcfsbIpm")):
     """FCFS/EASY+IPM that keeps every (view, decisions) pair it saw and made."""
 
-    def make_policy(self, power):
-        inner = super().make_policy(power)
+    def onSimulationBegins(self) -> None:  # noqa: N802 (pybatsim hook)
+        super().onSimulationBegins()
+        inner = self.policy
         self.records: list[tuple[ClusterView, Decisions]] = []
 
         def policy(cluster: ClusterView) -> Decisions:
             decisions = inner(cluster)
             self.records.append((cluster, decisions))
             return decisions
-        return policy
+        self.policy = policy
 
 
 @pytest.fixture(scope="module")

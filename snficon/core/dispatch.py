@@ -1,0 +1,130 @@
+"""Dispatch orders: SNF (paper eq. 4, Definition 3) and FCFS with EASY backfilling.
+
+A dispatch order starts the queued jobs that fit now and plans the waiting
+ones (:class:`~snficon.core.parts.DispatchOrder`). SNF starts jobs in
+smallest-need-first order and stops at the first that does not fit; its plan
+is the sequential PSAS plan (Definition 6). FCFS/EASY starts the queue heads
+that fit, reserves the head's planned start and backfills later jobs that do
+not delay it (SPEC 5); its plan is :func:`~snficon.core.plan.easy_plan`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from snficon.core import view as ns
+from snficon.core.order import fcfs_order, snf_order
+from snficon.core.params import NoParams
+from snficon.core.parts import Dispatched
+from snficon.core.plan import PlannedJob, choose_nodes, easy_plan, release_map, sequential_plan
+from snficon.core.view import ClusterView, JobStart, NodeTable, QueuedJob
+
+
+class Dispatch:
+    """Starts decided during one invocation, with the node table they leave behind."""
+
+    def __init__(self, view: ClusterView) -> None:
+        self.now = view.now
+        self.nodes = view.nodes
+        self.starts: list[JobStart] = []
+        self._state = view.nodes.state.copy()
+        self._release_req = view.nodes.release_req_s.copy()
+
+    def idle(self) -> np.ndarray:
+        return np.flatnonzero(self._state == ns.IDLE)
+
+    def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
+        """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
+        idle_release = np.where(self._state == ns.IDLE, self.now, np.inf)
+        chosen = choose_nodes(self.nodes, idle_release, self.now, job.res, self.now, exclude)
+        if len(chosen) < job.res:
+            return False
+        self._state[chosen] = ns.COMPUTING
+        self._release_req[chosen] = self.now + job.req_time_s
+        self.starts.append(JobStart(job.job_id, tuple(int(n) for n in chosen)))
+        return True
+
+    def table(self) -> NodeTable:
+        """The node table once the starts are applied (started nodes are computing)."""
+        if not self.starts:
+            return self.nodes
+        idle_since = np.where(self._state == ns.IDLE, self.nodes.idle_since_s, np.nan)
+        return dataclasses.replace(self.nodes, state=self._state.copy(),
+                                   release_req_s=self._release_req.copy(),
+                                   idle_since_s=idle_since)
+
+    def result(self, waiting: list[QueuedJob]) -> Dispatched:
+        """The :class:`Dispatched` record of these starts, ``waiting`` left in the queue."""
+        return Dispatched(starts=self.starts, nodes=self.table(), waiting=waiting)
+
+
+def dispatch_snf(view: ClusterView) -> Dispatched:
+    """Start queued jobs in SNF order while they fit; stop at the first that does not."""
+    dispatch = Dispatch(view)
+    queue = snf_order(view.queue)
+    started = 0
+    for job in queue:
+        if not dispatch.start(job):
+            break
+        started += 1
+    return dispatch.result(queue[started:])
+
+
+def dispatch_fcfs_easy(view: ClusterView) -> Dispatched:
+    """FCFS with EASY backfilling (SPEC 5).
+
+    Start the queue heads that fit; reserve the head's planned start and
+    nodes; start a later job now if it fits on idle nodes outside the
+    reservation, or on reserved nodes only if it ends (by its request)
+    before the head's planned start.
+    """
+    dispatch = Dispatch(view)
+    queue = fcfs_order(view.queue)
+    while queue and dispatch.start(queue[0]):
+        queue.pop(0)
+    if not queue:
+        return dispatch.result(queue)
+    head = queue[0]
+    nodes = dispatch.table()
+    reservation = sequential_plan(nodes, release_map(nodes, view.now), [head],
+                                  [head.req_time_s], view.now)
+    shadow = reservation[0].start if reservation else np.inf
+    reserved = reservation[0].nodes if reservation else np.empty(0, dtype=np.int64)
+    waiting = [head]
+    for job in queue[1:]:
+        ends_in_time = view.now + job.req_time_s <= shadow
+        if not dispatch.start(job, exclude=None if ends_in_time else reserved):
+            waiting.append(job)
+    return dispatch.result(waiting)
+
+
+@dataclass(frozen=True)
+class SnfOrder:
+    """Smallest-need-first (eq. 4) with the sequential PSAS plan (Definition 6)."""
+
+    params: NoParams = NoParams()
+
+    def dispatch(self, view: ClusterView) -> Dispatched:
+        return dispatch_snf(view)
+
+    def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+             durations: Sequence[float], now: float) -> list[PlannedJob]:
+        return sequential_plan(nodes, release, jobs, durations, now)
+
+
+@dataclass(frozen=True)
+class EasyOrder:
+    """FCFS with EASY backfilling, planned with the head's reservation (:func:`easy_plan`)."""
+
+    params: NoParams = NoParams()
+
+    def dispatch(self, view: ClusterView) -> Dispatched:
+        return dispatch_fcfs_easy(view)
+
+    def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+             durations: Sequence[float], now: float) -> list[PlannedJob]:
+        return easy_plan(nodes, release, jobs, durations, now)
