@@ -1,8 +1,9 @@
 """``snficon workload ...``: generate, convert and check Batsim workloads (SPEC section 4).
 
 ``markovian`` draws the paper's generated workload, ``convert`` turns an SWF
-trace or a SPARS JSON file into Batsim JSON, ``check`` loads a Batsim workload
-and prints a one-line summary. Reports go to stdout.
+trace or a SPARS JSON file into Batsim JSON, ``curriculum`` writes the RL
+baseline's simple/real/complex training workloads from one segment, ``check``
+loads a Batsim workload and prints a one-line summary. Reports go to stdout.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 from dataclasses import fields
 
 from snficon.workload.convert import convert_trace
+from snficon.workload.curriculum import DEFAULT_SEED, write_curriculum
 from snficon.workload.markovian import RES_MEANS, MarkovianParams, generate_markovian
 from snficon.workload.reader import read_workload
 from snficon.workload.summary import summarize
@@ -24,9 +26,10 @@ from snficon.workload.writer import (
 _DEFAULTS = {f.name: f.default for f in fields(MarkovianParams)}
 
 
-def _add_output_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="Batsim JSON workload to write")
+def _add_output_options(parser: argparse.ArgumentParser, output: bool = True) -> None:
+    if output:
+        parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                            help="Batsim JSON workload to write")
     parser.add_argument("--walltime", choices=WALLTIME_MODES, default=WALLTIME_MODES[0],
                         help="paper: walltime -1, jobs run past their request (default); "
                              "kill: walltime = reqtime, Batsim kills overrunning jobs")
@@ -57,7 +60,14 @@ def _markovian(args: argparse.Namespace) -> int:
 
 def _convert(args: argparse.Namespace) -> int:
     report = convert_trace(args.input, args.output, max_jobs=args.jobs, nb_res=args.nb_res,
-                           drop_oversized=args.drop_oversized, options=_options(args))
+                           drop_oversized=args.drop_oversized, options=_options(args),
+                           skip=args.skip)
+    print("\n".join(report.lines()))
+    return 0
+
+
+def _curriculum(args: argparse.Namespace) -> int:
+    report = write_curriculum(args.segment, args.output, seed=args.seed, options=_options(args))
     print("\n".join(report.lines()))
     return 0
 
@@ -68,7 +78,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add ``workload markovian|convert|check`` to the ``snficon`` command (called by cli.py)."""
+    """Add ``workload markovian|convert|curriculum|check`` to ``snficon`` (called by cli.py)."""
     parser = commands.add_parser("workload", help="generate, convert or check Batsim workloads")
     parser.set_defaults(func=lambda args: parser.print_help())
     sub = parser.add_subparsers(dest="workload_command", metavar="ACTION")
@@ -100,6 +110,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     conv.add_argument("input", metavar="INPUT")
     conv.add_argument("--jobs", type=int, default=None, metavar="K",
                       help="keep the first K kept jobs (default: all)")
+    conv.add_argument("--skip", type=int, default=0, metavar="K",
+                      help="pass over the first K kept jobs first (--skip 3000 --jobs 1000: "
+                           "jobs 3001-4000, the paper's RL training segment); subtimes are "
+                           "then relative to the last skipped job's submission")
     conv.add_argument("--nb-res", type=int, default=None, metavar="N",
                       help="platform size (default: SWF header MaxProcs/MaxNodes, or the "
                            "SPARS file's nb_res)")
@@ -107,6 +121,23 @@ def register(commands: argparse._SubParsersAction) -> None:
                       help="drop jobs larger than nb_res (default: keep them)")
     _add_output_options(conv)
     conv.set_defaults(func=_convert)
+
+    cur = sub.add_parser("curriculum", help="write the RL curriculum of a training segment",
+                         description="From SEGMENT (a Batsim JSON workload, e.g. written by "
+                                     "'convert --skip 3000 --jobs 1000'), write DIR/simple.json "
+                                     "(exponential arrivals and runtimes with the segment's "
+                                     "means), DIR/real.json (the segment), DIR/complex.json "
+                                     "(arrivals and runtimes from kernel density estimates of "
+                                     "the segment's) and DIR/curriculum.json (the stages in "
+                                     "training order: simple, real, complex).")
+    cur.add_argument("segment", metavar="SEGMENT")
+    cur.add_argument("-o", "--output", required=True, metavar="DIR",
+                     help="folder to write the three workloads and curriculum.json into")
+    cur.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                     help="seed of the simple and complex draws (default %(default)s, the "
+                          "paper authors')")
+    _add_output_options(cur, output=False)
+    cur.set_defaults(func=_curriculum)
 
     check = sub.add_parser("check", help="validate a Batsim JSON workload")
     check.add_argument("file", metavar="FILE")
