@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from snficon.errors import InputError
+from snficon.fileio import check_output_folder
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -28,13 +30,12 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def report(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from snficon.report import build_report
-
     if args.gantt_hours <= 0:
         raise InputError("--gantt-hours must be positive")
-    output = Path(args.output) if args.output else Path(args.results) / "report"
+    output = check_output_folder(args.output or Path(args.results) / "report")
+
+    from snficon.report import build_report  # heavy (matplotlib): after the checks
+
     written = build_report(args.results, output, gantt_run=args.gantt_run,
                            gantt_hours=args.gantt_hours)
     print(f"report: {written.markdown}, {written.html}")
