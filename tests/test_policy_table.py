@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shlex
 
 import pytest
 
@@ -55,7 +56,8 @@ def test_labels_colours_and_robin_names_come_from_the_table():
     assert len({policy_colour(name) for name in POLICIES}) == len(POLICIES)
     command = pybatsim_command("snficon-nf", resolved_options("snficon-nf"))
     assert command.startswith("pybatsim snficon -t 0 -o ")
-    assert json.loads(command.split(" -o ", 1)[1].strip("'"))["fallback"] is False
+    sent = shlex.split(command)
+    assert json.loads(sent[sent.index("-o") + 1])["fallback"] is False
 
 
 def test_fcfs_easy_with_the_warm_spare_controller_runs_the_same_on_both_paths(

@@ -3,15 +3,18 @@
 A run is due while its folder lacks ``metrics.json`` (signac-flow's
 postcondition), so running a campaign again resumes it: finished runs are
 skipped, failed and unfinished ones are tried again. The results table is
-written at the end, also after an interruption: on Ctrl-C the executor drops
-the queued runs and kills those in progress, the table of what is done is
-written and :class:`CampaignInterrupted` (a ``KeyboardInterrupt``) is raised.
+written at the end, also after an interruption: on Ctrl-C or SIGTERM the
+executor drops the queued runs and kills those in progress, the table of what
+is done is written and :class:`CampaignInterrupted` (a ``KeyboardInterrupt``)
+is raised. Signals arriving during that clean-up are ignored
+(:mod:`snficon.interrupts`), so it always completes.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +32,7 @@ from snficon.campaign.runs import (
     record_failure,
     run_status,
 )
+from snficon.interrupts import signal_of
 
 LOG = logging.getLogger(__name__)
 
@@ -58,19 +62,22 @@ class CampaignOutcome:
     failures: list[tuple[str, str]] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     interrupted: bool = False  # stopped by Ctrl-C: the runs not done are left to a resume
+    signum: int = signal.SIGINT  # the signal that stopped it (SIGINT or SIGTERM)
 
 
 class CampaignInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a campaign; the table of what is done was written.
+    """Ctrl-C or SIGTERM stopped a campaign; the table of what is done was written.
 
     ``outcome.done`` counts the runs this invocation finished (those whose
-    folders were published before the workers were killed).
+    folders were published before the workers were killed); ``signum`` is the
+    signal (:func:`snficon.interrupts.exit_code_of` gives the exit status).
     """
 
     def __init__(self, outcome: CampaignOutcome) -> None:
         super().__init__(f"campaign interrupted: {outcome.skipped + outcome.done} of "
                          f"{outcome.total} runs done")
         self.outcome = outcome
+        self.signum = outcome.signum
 
 
 def statuses(specs: Sequence[RunSpec]) -> dict[str, str]:
@@ -132,8 +139,9 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
                         outcome.failures.append((spec.run_id, _first_error(folder)))
                     remaining = len(todo) - outcome.done - outcome.failed
                     report(min(pool.workers, remaining))
-    except KeyboardInterrupt:  # the executor has killed the runs in progress
+    except KeyboardInterrupt as stop:  # the executor has killed the runs in progress
         outcome.interrupted = True
+        outcome.signum = signal_of(stop)
     finally:
         outcome.files = write_results(specs, results)
     if outcome.interrupted:

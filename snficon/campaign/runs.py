@@ -28,6 +28,7 @@ from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_met
 from snficon.analysis.modes import mode_summary
 from snficon.campaign.errors import CorruptedRunError
 from snficon.errors import InputError
+from snficon.fileio import incomplete_marker, incomplete_reason
 from snficon.policy_table import POLICIES
 
 if TYPE_CHECKING:
@@ -93,8 +94,14 @@ def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: st
 
     The mode keys (``icon_time_share``, ``fallback_time_share``,
     ``spare_planning_points``) are added when the decision log exists and
-    logged a mode (SNF-ICON and its variants).
+    logged a mode (SNF-ICON and its variants). Outputs marked unfinished
+    (:func:`snficon.fileio.mark_incomplete`) raise InputError: their metrics
+    would describe part of a run as if it were the whole.
     """
+    reason = incomplete_reason(prefix)
+    if reason is not None:
+        raise InputError(f"{incomplete_marker(prefix)}: the run did not finish ({reason}); "
+                         "no metrics are computed from its output files")
     metrics = metrics_from_outputs(prefix)
     extra = dict(extra or {})
     log = Path(decisions) if decisions is not None else None

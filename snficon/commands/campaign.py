@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
-from snficon.campaign.config import read_campaign
+from snficon.campaign.config import Campaign, read_campaign
 from snficon.campaign.executors import EXECUTORS
 from snficon.campaign.expand import (
     Expansion,
@@ -30,6 +31,7 @@ from snficon.campaign.runner import (
 )
 from snficon.campaign.runs import run_id
 from snficon.errors import InputError
+from snficon.fileio import check_output_folder
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -64,17 +66,11 @@ def campaign(args: argparse.Namespace) -> int:
         dry_run(expansion, Path(args.output) if args.output else None, sys.stdout)
         return 0
     if args.robin:
-        from snficon.robin.campaign import write_campaign_robin
-
-        files = write_campaign_robin(loaded, expansion.plans, args.robin)
-        print(f"campaign {loaded.name}: {len(files)} robin files in {args.robin}/ "
-              f"(index.csv lists them); run one from the repository root with "
-              f"`robin FILE.yaml` or `snficon robin FILE.yaml [--engine embedded]`")
-        return 0
+        return robin_files(loaded, expansion, args.robin)
     if not args.output:
         raise InputError("campaign: give the results folder with -o RESULTS (or use --dry-run)")
+    results = check_output_folder(args.output)
     check_inputs(loaded, expansion.plans)
-    results = Path(args.output)
     specs = make_specs(expansion.plans, results / "runs")
     print(f"campaign {loaded.name}: {len(specs)} runs, results in {results}/")
     line = ProgressLine(sys.stderr)
@@ -97,20 +93,52 @@ def campaign(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
-#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it; 143 after SIGTERM.
 INTERRUPTED_EXIT = 130
 
 
 def interrupted(outcome: CampaignOutcome, elapsed_s: float) -> int:
-    """Say what an interrupted campaign finished and how to resume it; the exit status."""
+    """Say what an interrupted campaign finished and how to resume it; the exit status.
+
+    The status is 128 + the signal: 130 after Ctrl-C (SIGINT), 143 after SIGTERM.
+    """
     done = outcome.skipped + outcome.done
-    print(f"interrupted: {done} of {outcome.total} runs done ({outcome.done} now, "
+    what = "terminated" if outcome.signum == signal.SIGTERM else "interrupted"
+    print(f"{what}: {done} of {outcome.total} runs done ({outcome.done} now, "
           f"{outcome.skipped} before), {outcome.failed} failed, the runs in progress stopped "
           f"({duration(elapsed_s)})")
     if outcome.files:
         print(f"results of the runs done: {', '.join(str(path) for path in outcome.files)}")
     print("run the same command again to resume: the runs done are skipped, the others run")
-    return INTERRUPTED_EXIT
+    return 128 + outcome.signum
+
+
+def robin_files(loaded: Campaign, expansion: Expansion, folder: str) -> int:
+    """``--robin DIR``: write the robin files of the runs whose inputs exist.
+
+    Writing files simulates nothing, so missing inputs are a warning: their
+    runs get no file (a run's id hashes its input files), the others do.
+    """
+    from snficon.robin.campaign import write_campaign_robin
+
+    check_output_folder(folder)
+    missing = missing_inputs(expansion.plans)
+    absent = {item.path for item in missing}
+    ready = [plan for plan in expansion.plans
+             if plan.platform.path not in absent and plan.workload.path not in absent]
+    if missing:
+        lines = [f"snficon: warning: {len(missing)} input file(s) of {loaded.source} are not "
+                 f"on disk: the {len(expansion.plans) - len(ready)} runs using them get no "
+                 "robin file (a run's id hashes its inputs); make them and run this again:"]
+        for item in missing:
+            lines.append(f"  {item.label}: {shown(item.path)}"
+                         + (f"\n    make it with: {item.make}" if item.make else ""))
+        print("\n".join(lines), file=sys.stderr)
+    files = write_campaign_robin(loaded, ready, folder)
+    print(f"campaign {loaded.name}: {len(files)} robin files in {folder}/ "
+          f"(index.csv lists them); run one from the repository root with "
+          f"`robin FILE.yaml` or `snficon robin FILE.yaml [--engine embedded]`")
+    return 0
 
 
 def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:

@@ -13,6 +13,9 @@ import json
 import time
 from pathlib import Path
 
+from snficon.errors import InputError
+from snficon.fileio import check_output_file, check_output_folder
+
 DEFAULT_PLATFORM = Path("platforms/aoba-64.xml")
 DEFAULT_WORKLOAD = Path("workloads/markovian-3000.json")
 DEMO_POLICIES = ("fcfsbIpm", "snfIpm", "snficon")
@@ -72,17 +75,21 @@ def campaign_text(platform: Path, workload: Path, jobs: int | None) -> str:
 
 
 def demo(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    platform, workload = Path(args.platform), Path(args.workload)
+    output = check_output_folder(args.output)
+    for made in (platform, workload):
+        if not made.is_file():
+            check_output_file(made)
+
     from snficon.campaign.config import parse_campaign
     from snficon.campaign.expand import expand, make_specs
     from snficon.campaign.runner import run_campaign
-    from snficon.errors import InputError
     from snficon.report import build_report
     from snficon.report.data import J_PER_MWH, load_results
 
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError("--jobs must be at least 1")
-    started = time.monotonic()
-    platform, workload, output = Path(args.platform), Path(args.workload), Path(args.output)
     for line in ensure_inputs(platform, workload):
         print(f"made {line}")
     loaded = parse_campaign(campaign_text(platform, workload, args.jobs), "demo", Path.cwd())

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from snficon.errors import InputError
+from snficon.fileio import check_output_folder
 
 #: Exit status when ``--fail-above`` finds a larger difference.
 EXIT_DIFFERENT = 1
@@ -44,17 +46,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def report(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from snficon.report import build_report
-
     if args.gantt_hours <= 0:
         raise InputError("--gantt-hours must be positive")
     if args.fail_above is not None and args.compare is None:
         raise InputError("--fail-above needs --compare OTHER_RESULTS")
     if args.fail_above is not None and not args.fail_above >= 0:
         raise InputError(f"--fail-above must be a percentage >= 0, not {args.fail_above}")
-    output = Path(args.output) if args.output else Path(args.results) / "report"
+    output = check_output_folder(args.output or Path(args.results) / "report")
+
+    from snficon.report import build_report  # heavy (matplotlib): after the checks
+
     written = build_report(args.results, output, gantt_run=args.gantt_run,
                            gantt_hours=args.gantt_hours, compare=args.compare,
                            figures=not args.no_figures)

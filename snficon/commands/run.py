@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ from snficon.campaign.runs import write_run_metrics
 from snficon.core.parts import LAYER, ORDER, POWER
 from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
-from snficon.errors import InputError
+from snficon.errors import InputError, SnficonError
+from snficon.fileio import check_output_file, check_output_folder, incomplete_marker
 from snficon.policy_table import POLICIES, policy_label
 
 
@@ -55,6 +57,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", default="out/run", help="output folder")
     parser.add_argument("--engine", choices=("inprocess", "zmq"), default="inprocess",
                         help="inprocess (fast) or zmq (a pybatsim process over loopback)")
+    parser.add_argument("--answer-timeout", type=float, metavar="SECONDS",
+                        help="--engine zmq: give up when the scheduler does not answer a "
+                             "message within this wall-clock time (default: 600)")
     parser.add_argument("--no-energy", action="store_true", help="run without Batsim's -E")
     parser.add_argument("--transcript", action="store_true",
                         help="also write every protocol message (out_transcript.jsonl)")
@@ -70,16 +75,39 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--{key.rstrip('s')} composes the project's policies; it "
                                  "does not apply to --scheduler FILE.py")
             options[key] = value
-    output = Path(args.output)
+    output = check_output_folder(args.output)
     if scheduler in POLICIES:
         options.setdefault("platform", str(Path(args.platform).resolve()))
         options.setdefault("decisions", str((output / "decisions.csv").resolve()))
+    if isinstance(options.get("decisions"), str):
+        check_output_file(options["decisions"])
     prefix = output / "out"
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()
-    extra = {"log_dir": output / "log"} if args.engine == "zmq" else {}
-    simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
-             export_prefix=prefix, record=args.transcript, **extra)
+    link: dict[str, Any] = {}
+    if args.engine == "zmq":
+        link["log_dir"] = output / "log"
+        if args.answer_timeout is not None:
+            if not args.answer_timeout > 0:
+                raise InputError(f"--answer-timeout: expected seconds > 0, got "
+                                 f"{args.answer_timeout:g}")
+            link["answer_timeout_s"] = args.answer_timeout
+    elif args.answer_timeout is not None:
+        raise InputError("--answer-timeout applies to --engine zmq (a scheduler in this "
+                         "process cannot be stopped while it decides)")
+    try:
+        simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
+                 export_prefix=prefix, record=args.transcript, **link)
+    except SnficonError as exc:
+        if incomplete_marker(prefix).exists():
+            exc.args = (f"{exc}; the output files until then are in {output}/, marked "
+                        f"unfinished ({incomplete_marker(prefix).name})",)
+        raise
+    except KeyboardInterrupt:
+        if incomplete_marker(prefix).exists():
+            print(f"snficon: the output files until the interrupt are in {output}/, marked "
+                  f"unfinished by {incomplete_marker(prefix).name}", file=sys.stderr)
+        raise
     wall = time.perf_counter() - started
     metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json")
     shown = policy_label(scheduler, options) if args.scheduler is None else scheduler

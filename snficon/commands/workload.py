@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import fields
 
+from snficon.fileio import check_output_file
 from snficon.workload.convert import convert_trace
 from snficon.workload.curriculum import DEFAULT_SEED, write_curriculum
 from snficon.workload.markovian import RES_MEANS, MarkovianParams, generate_markovian
@@ -45,6 +46,7 @@ def _options(args: argparse.Namespace) -> BatsimOptions:
 
 
 def _markovian(args: argparse.Namespace) -> int:
+    check_output_file(args.output)
     params = MarkovianParams(seed=args.seed, n_jobs=args.jobs, load=args.load, nodes=args.nodes,
                              mean_runtime_s=args.mean_runtime, mean_reqtime_s=args.mean_reqtime,
                              p=args.p, cap=args.cap, res_mean=args.res_mean)
@@ -59,6 +61,7 @@ def _markovian(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    check_output_file(args.output)
     report = convert_trace(args.input, args.output, max_jobs=args.jobs, nb_res=args.nb_res,
                            drop_oversized=args.drop_oversized, options=_options(args),
                            skip=args.skip)
