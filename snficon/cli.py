@@ -7,10 +7,10 @@ import logging
 import sys
 
 from snficon import __version__
-from snficon.commands import campaign, demo, platform, report, robin, run, workload
+from snficon.commands import campaign, carbon, demo, platform, report, robin, run, workload
 from snficon.errors import SnficonError
 
-SUBCOMMANDS = (platform, workload, run, campaign, robin, report, demo)
+SUBCOMMANDS = (platform, workload, run, campaign, robin, report, demo, carbon)
 
 
 def build_parser() -> argparse.ArgumentParser:
