@@ -10,7 +10,10 @@
 - :mod:`~snficon.carbon.game`, :mod:`~snficon.carbon.coast`: COAST's
   micro-batch congestion game, its three baselines and the advisor a
   scheduler layer calls (Feng et al., "COAST: Congestion-Aware Start-Time
-  Recommendations for Carbon-Aware HPC Jobs").
+  Recommendations for Carbon-Aware HPC Jobs");
+- :mod:`~snficon.carbon.evaluate`: COAST's own idealised evaluation
+  (training-window normalisers, planned targets, carbon / wait / slot-load
+  metrics), to set beside what a simulated run realises.
 
 Like :mod:`snficon.core`, this package imports only numpy and
 :mod:`snficon.errors` (contract ``carbon-pure`` of ``.importlinter``), so a

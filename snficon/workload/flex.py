@@ -33,8 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from snficon.carbon.coast import DEADLINE, FLEXIBLE, MAX_DELAY
+from snficon.carbon.coast import DEADLINE, FLEXIBLE, MAX_DELAY, FlexJob
 from snficon.errors import InputError
+from snficon.workload.model import Workload
 from snficon.workload.reader import parse_workload
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -126,3 +127,16 @@ def assign_flexibility(document: dict[str, Any], params: FlexParams,
                         without_deadline=without,
                         mean_max_delay_s=float(delays.mean()) if count else math.nan)
     return result, report
+
+
+def flex_jobs(workload: Workload, busy_w: float) -> list[FlexJob]:
+    """The workload's jobs as COAST's advisor models them (file fields, energy from ``busy_w``).
+
+    Arrival = ``subtime``, demand = ``res``, runtime = the requested time
+    (``reqtime``, else ``walltime``; 0 when neither is positive), energy =
+    ``res`` x ``busy_w`` x requested time; flexibility from the job's fields
+    (:meth:`~snficon.carbon.coast.FlexJob.from_fields`), e.g. for
+    :func:`snficon.carbon.evaluate.freeze_normalisers` on a training window.
+    """
+    return [FlexJob.from_fields(job.id, job.subtime, job.res, max(job.requested_time, 0.0),
+                                job.raw, busy_w) for job in workload.jobs]

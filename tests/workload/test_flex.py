@@ -11,7 +11,7 @@ import pytest
 from snficon.carbon.coast import FlexJob
 from snficon.cli import main
 from snficon.errors import InputError
-from snficon.workload.flex import FlexParams, assign_flexibility, parse_duration
+from snficon.workload.flex import FlexParams, assign_flexibility, flex_jobs, parse_duration
 from snficon.workload.reader import parse_workload
 from tests.conftest import REPO_ROOT
 
@@ -66,6 +66,8 @@ def test_the_advisor_reads_the_fields():
     job = FlexJob.from_fields(str(raw["id"]), raw["subtime"], raw["res"], raw["reqtime"], raw,
                               busy_w=2100.0)
     assert job.flexible and job.max_delay_s == 3600.0 and job.deadline_s == 100 + 3600 + 600
+    jobs = flex_jobs(parse_workload(out, "out"), busy_w=2100.0)
+    assert jobs[1] == job and jobs[1].energy_kwh == pytest.approx(2100 * 600 / 3.6e6)
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("30m", 1800), ("24h", 86400),
