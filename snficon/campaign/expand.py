@@ -6,7 +6,9 @@ paper's Table I for SNF-ICON), so that runs asking for the same thing in
 different words (``t_m = 7200`` or nothing) are one run, listed once with
 every group that asked for it. A run's id hashes its parameters: the input
 labels and the SHA-256 of their files, ``jobs``, the policy and the resolved
-options (:func:`snficon.campaign.runs.run_id`).
+options (:func:`snficon.campaign.runs.run_id`), and, for a group with a
+carbon axis, the signal, its SHA-256 and the resolved start instant
+(:mod:`snficon.campaign.carbon_axis`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from snficon.campaign.carbon_axis import CarbonPoint, SignalFile, resolve_start
 from snficon.campaign.config import Campaign, Group, InputFile
 from snficon.campaign.errors import MissingInputError
 from snficon.campaign.runs import run_id
@@ -41,6 +44,13 @@ class RunPlan:
     options: dict[str, Any]  # the policy's full, resolved options
     changed: tuple[tuple[str, Any], ...]  # those that differ from the policy's defaults
     groups: tuple[str, ...]
+    carbon: CarbonPoint | None = None  # the carbon signal and start alignment, if any
+
+    @property
+    def inputs(self) -> tuple[InputFile | SignalFile, ...]:
+        """The files the run reads: platform, workload and carbon signal."""
+        signal = (self.carbon.signal,) if self.carbon is not None else ()
+        return (self.platform, self.workload, *signal)
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,7 @@ class RunSpec:
     runs_dir: str
     groups: tuple[str, ...] = ()
     changed: tuple[tuple[str, Any], ...] = ()
+    carbon_path: str | None = None  # the carbon signal file (params["carbon"] says how)
 
 
 @dataclass(frozen=True)
@@ -86,29 +97,31 @@ def changed_options(policy: str, options: dict[str, Any]) -> tuple[tuple[str, An
 
 def expand(campaign: Campaign) -> Expansion:
     """Every run of the campaign, in file order, duplicates merged."""
-    merged: dict[tuple[str, str, str, str], RunPlan] = {}
+    merged: dict[tuple[str, str, str, str, CarbonPoint | None], RunPlan] = {}
     listed = 0
     for group in campaign.groups:
         _check_options(campaign, group)
         axes = [values for _, values in group.sweep]
         names = [name for name, _ in group.sweep]
+        alignments = group.carbon.points() if group.carbon is not None else (None,)
         for platform, workload in group.cases:
-            for policy in group.policies:
-                for point in itertools.product(*axes):
-                    settings = {**dict(group.options), **dict(zip(names, point, strict=True))}
-                    try:
-                        options = resolve_options(policy, settings)
-                    except InputError as exc:
-                        raise campaign.error(("group", group.index), f"{exc}") from None
+            for policy, point in itertools.product(group.policies, itertools.product(*axes)):
+                settings = {**dict(group.options), **dict(zip(names, point, strict=True))}
+                try:
+                    options = resolve_options(policy, settings)
+                except InputError as exc:
+                    raise campaign.error(("group", group.index), f"{exc}") from None
+                for carbon in alignments:
                     listed += 1
-                    key = (platform, workload, policy, json.dumps(options, sort_keys=True))
+                    key = (platform, workload, policy, json.dumps(options, sort_keys=True),
+                           carbon)
                     plan = merged.get(key)
                     if plan is None:
                         merged[key] = RunPlan(
                             platform=campaign.platforms[platform],
                             workload=campaign.workloads[workload], policy=policy,
                             options=options, changed=changed_options(policy, options),
-                            groups=(group.name,))
+                            groups=(group.name,), carbon=carbon)
                     elif group.name not in plan.groups:
                         merged[key] = dataclasses.replace(plan, groups=plan.groups + (group.name,))
     return Expansion(plans=tuple(merged.values()), listed=listed)
@@ -131,11 +144,11 @@ def _check_options(campaign: Campaign, group: Group) -> None:
                                          f"{exc}") from None
 
 
-def missing_inputs(plans: tuple[RunPlan, ...] | list[RunPlan]) -> list[InputFile]:
+def missing_inputs(plans: tuple[RunPlan, ...] | list[RunPlan]) -> list[InputFile | SignalFile]:
     """The inputs the runs use that are not on disk, each once, in order."""
-    seen: dict[Path, InputFile] = {}
+    seen: dict[Path, InputFile | SignalFile] = {}
     for plan in plans:
-        for item in (plan.platform, plan.workload):
+        for item in plan.inputs:
             if item.path not in seen and not item.path.is_file():
                 seen[item.path] = item
     return list(seen.values())
@@ -180,22 +193,40 @@ def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:
 
 def run_params(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, Any]:
     """The parameters a run's id hashes (its inputs must exist)."""
-    return {"platform": plan.platform.label,
-            "platform_sha256": file_digest(plan.platform.path, cache),
-            "workload": plan.workload.label,
-            "workload_sha256": file_digest(plan.workload.path, cache),
-            "jobs": plan.workload.jobs, "policy": plan.policy, "options": plan.options}
+    params = {"platform": plan.platform.label,
+              "platform_sha256": file_digest(plan.platform.path, cache),
+              "workload": plan.workload.label,
+              "workload_sha256": file_digest(plan.workload.path, cache),
+              "jobs": plan.workload.jobs, "policy": plan.policy, "options": plan.options}
+    if plan.carbon is not None:
+        signal = plan.carbon.signal
+        digest = file_digest(signal.path, cache)
+        params["carbon"] = {"signal": signal.label, "signal_sha256": digest,
+                            "start": resolve_start(plan.carbon, _SHAPES, digest),
+                            "wrap": plan.carbon.wrap, "fill": signal.fill}
+    return params
+
+
+#: First interval, step and size of each signal read by :func:`resolve_start`, by digest.
+_SHAPES: dict[tuple[str, str], tuple[float, float, int]] = {}
 
 
 def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path) -> list[RunSpec]:
     """The runs with their ids, to be executed in ``runs_dir`` (RESULTS/runs)."""
     cache: dict[Path, str] = {}
     folder = str(Path(runs_dir).resolve())
-    specs = []
+    specs: dict[str, RunSpec] = {}
     for plan in plans:
         params = run_params(plan, cache)
-        specs.append(RunSpec(run_id=run_id(params), params=params,
-                             platform_path=str(plan.platform.path),
-                             workload_path=str(plan.workload.path), runs_dir=folder,
-                             groups=plan.groups, changed=plan.changed))
-    return specs
+        ident = run_id(params)
+        if ident in specs:  # e.g. two carbon offsets that fall on the same interval
+            before = specs[ident]
+            groups = before.groups + tuple(g for g in plan.groups if g not in before.groups)
+            specs[ident] = dataclasses.replace(before, groups=groups)
+            continue
+        specs[ident] = RunSpec(
+            run_id=ident, params=params, platform_path=str(plan.platform.path),
+            workload_path=str(plan.workload.path), runs_dir=folder, groups=plan.groups,
+            changed=plan.changed,
+            carbon_path=str(plan.carbon.signal.path) if plan.carbon is not None else None)
+    return list(specs.values())

@@ -5,7 +5,9 @@ that listed the run, ``;``-separated), ``policy``, ``platform``,
 ``workload``, ``workload_jobs`` (empty: the whole workload), the changed
 options (those differing from the policy's defaults, ``options``), then
 every resolved option (one column each, empty where a policy has no such
-option), then the keys of ``metrics.json``, then ``error``. An option whose
+option), then the keys of ``metrics.json``, then ``error``. Runs with a
+carbon signal have ``carbon_signal`` (the campaign's label) and
+``carbon_start`` whatever their status. An option whose
 name is also a metric's is prefixed ``option_``.
 
 ``results.csv`` is always written; ``results.parquet`` too when pyarrow is
@@ -49,6 +51,9 @@ def results_frame(specs: Sequence[RunSpec]) -> pd.DataFrame:
         metrics: dict[str, Any] = {}
         if status == DONE:
             metrics = json.loads((folder / METRICS).read_text(encoding="utf-8"))
+        carbon = spec.params.get("carbon")
+        if carbon is not None:  # the campaign's label and the alignment, done or not
+            metrics.update(carbon_signal=carbon["signal"], carbon_start=carbon["start"])
         for name in metrics:
             if name not in metric_names:
                 metric_names.append(name)

@@ -23,10 +23,13 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snficon.analysis.carbon import carbon_from_outputs
 from snficon.analysis.decision_log import read_decision_log
 from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
 from snficon.analysis.modes import mode_summary
 from snficon.campaign.errors import CorruptedRunError
+from snficon.carbon.mapping import MappedSignal
+from snficon.carbon.signal import parse_instant, read_signal
 from snficon.errors import InputError
 from snficon.fileio import incomplete_marker, incomplete_reason
 from snficon.policy_table import POLICIES
@@ -89,12 +92,17 @@ def error_summary(folder: str | Path) -> str:
 
 
 def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: str | Path,
-                      extra: dict[str, Any] | None = None) -> tuple[RunMetrics, dict[str, Any]]:
+                      extra: dict[str, Any] | None = None,
+                      carbon: MappedSignal | None = None) -> tuple[RunMetrics, dict[str, Any]]:
     """Metrics of the outputs at ``prefix`` plus SNF-ICON's mode occupancy, written to ``path``.
 
     The mode keys (``icon_time_share``, ``fallback_time_share``,
     ``spare_planning_points``) are added when the decision log exists and
-    logged a mode (SNF-ICON and its variants). Outputs marked unfinished
+    logged a mode (SNF-ICON and its variants). With a carbon signal, the
+    emissions (``carbon_total_kg``, ``carbon_compute_kg``,
+    ``carbon_wasted_kg``, :mod:`snficon.analysis.carbon`) are added when the
+    run has an energy file, with ``carbon_signal`` (the file's name) and
+    ``carbon_start`` (the instant of t = 0). Outputs marked unfinished
     (:func:`snficon.fileio.mark_incomplete`) raise InputError: their metrics
     would describe part of a run as if it were the whole.
     """
@@ -104,6 +112,11 @@ def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: st
                          "no metrics are computed from its output files")
     metrics = metrics_from_outputs(prefix)
     extra = dict(extra or {})
+    if carbon is not None:
+        emissions = carbon_from_outputs(prefix, carbon)
+        if emissions is not None:
+            extra.update(emissions.as_dict(), carbon_signal=Path(carbon.signal.source).name,
+                         carbon_start=carbon.start_text)
     log = Path(decisions) if decisions is not None else None
     if log is not None and log.is_file():
         modes = mode_summary(read_decision_log(log), metrics.makespan or 0.0)
@@ -183,11 +196,22 @@ def _simulate(spec: RunSpec, work: Path) -> None:
     if policy in POLICIES:
         decisions = work / DECISIONS
         options.update(platform=spec.platform_path, decisions=str(decisions))
+    carbon = run_carbon(spec)
     started = time.perf_counter()
     simulate_in_process(spec.platform_path, [workload], policy, options,
                         export_prefix=work / PREFIX)
     wall_s = time.perf_counter() - started
-    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s})
+    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s},
+                      carbon=carbon)
+
+
+def run_carbon(spec: RunSpec) -> MappedSignal | None:
+    """The carbon signal of a run, mapped as its ``params["carbon"]`` says (None without)."""
+    setting = spec.params.get("carbon")
+    if setting is None or spec.carbon_path is None:
+        return None
+    signal = read_signal(spec.carbon_path, setting["fill"])
+    return MappedSignal(signal, parse_instant(setting["start"]), wrap=setting["wrap"])
 
 
 def _publish(spec: RunSpec, work: Path, final: Path) -> Path:

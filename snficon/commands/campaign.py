@@ -160,6 +160,8 @@ def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
         cells += [f"{plan.policy:<{widths[0]}}", f"{plan.platform.label:<{widths[1]}}",
                   f"{_workload(plan):<{widths[2]}}"]
         options = " ".join(f"{key}={option_text(value)}" for key, value in plan.changed)
+        if plan.carbon is not None:
+            options = f"{options}  {plan.carbon.text()}".strip()
         cells.append(f"{options}  [{', '.join(plan.groups)}]" if options
                      else f"[{', '.join(plan.groups)}]")
         out.write("  ".join(cells) + "\n")
@@ -175,7 +177,7 @@ def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
 
 
 def _plan_id(plan: RunPlan, missing: set[Path]) -> str | None:
-    if plan.platform.path in missing or plan.workload.path in missing:
+    if any(item.path in missing for item in plan.inputs):
         return None
     return run_id(run_params(plan, _DIGESTS))
 

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from snficon.campaign.runs import write_run_metrics
+from snficon.carbon.mapping import MappedSignal
+from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
 from snficon.core.parts import LAYER, ORDER, POWER
 from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
@@ -63,7 +65,35 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-energy", action="store_true", help="run without Batsim's -E")
     parser.add_argument("--transcript", action="store_true",
                         help="also write every protocol message (out_transcript.jsonl)")
+    add_carbon_options(parser)
     parser.set_defaults(func=run)
+
+
+def add_carbon_options(parser: argparse.ArgumentParser) -> None:
+    """``--carbon FILE --carbon-start ISO [--carbon-fill RULE] [--carbon-no-wrap]``."""
+    group = parser.add_argument_group(
+        "carbon", "emissions in metrics.json (carbon_total_kg, carbon_compute_kg, "
+                  "carbon_wasted_kg) from a timestamp_utc,gco2_per_kwh signal")
+    group.add_argument("--carbon", metavar="FILE", help="carbon-intensity signal (CSV)")
+    group.add_argument("--carbon-start", metavar="ISO",
+                       help="the instant of simulated t = 0, e.g. 2023-03-01T00:00Z "
+                            "(default: the signal's first interval)")
+    group.add_argument("--carbon-fill", choices=FILL_RULES, default="linear",
+                       help="how the signal's gaps are filled (default: %(default)s)")
+    group.add_argument("--carbon-no-wrap", action="store_true",
+                       help="refuse a run that outlasts the signal instead of wrapping round")
+
+
+def carbon_of(args: argparse.Namespace) -> MappedSignal | None:
+    """The mapped signal the carbon options name, read and checked (None without --carbon)."""
+    if args.carbon is None:
+        if args.carbon_start is not None:
+            raise InputError("--carbon-start needs --carbon FILE")
+        return None
+    signal = read_signal(args.carbon, args.carbon_fill)
+    start = (signal.first_s if args.carbon_start is None
+             else parse_instant(args.carbon_start, "--carbon-start"))
+    return MappedSignal(signal, start, wrap=not args.carbon_no_wrap)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(options.get("decisions"), str):
         check_output_file(options["decisions"])
     prefix = output / "out"
+    carbon = carbon_of(args)
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()
     link: dict[str, Any] = {}
@@ -109,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
                   f"unfinished by {incomplete_marker(prefix).name}", file=sys.stderr)
         raise
     wall = time.perf_counter() - started
-    metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json")
+    metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json",
+                                       carbon=carbon)
     shown = policy_label(scheduler, options) if args.scheduler is None else scheduler
     print(f"{shown} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
@@ -120,7 +152,10 @@ def run(args: argparse.Namespace) -> int:
     if metrics.energy_total is not None:
         print(f"  energy to the last job end: {metrics.energy_total / 3.6e9:.3f} MWh, "
               f"wasted {metrics.energy_wasted / 3.6e9:.3f} MWh")
-    if extra:
+    if "carbon_total_kg" in extra:
+        print(f"  carbon to the last job end: {extra['carbon_total_kg'] / 1e3:.3f} t CO2, "
+              f"wasted {extra['carbon_wasted_kg'] / 1e3:.3f} t (from {extra['carbon_start']})")
+    if "icon_time_share" in extra:
         print(f"  ICON mode: {100 * float(extra['icon_time_share']):.1f} % of the time, "
               f"{extra['spare_planning_points']} spare-planning points")
     print(f"  wall time: {wall:.2f} s   outputs: {output}/ (out_*.csv, metrics.json"

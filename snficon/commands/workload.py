@@ -2,18 +2,23 @@
 
 ``markovian`` draws the paper's generated workload, ``convert`` turns an SWF
 trace or a SPARS JSON file into Batsim JSON, ``curriculum`` writes the RL
-baseline's simple/real/complex training workloads from one segment, ``check``
-loads a Batsim workload and prints a one-line summary. Reports go to stdout.
+baseline's simple/real/complex training workloads from one segment, ``flex``
+adds COAST's flexibility fields to a workload's jobs, ``check`` loads a Batsim
+workload and prints a one-line summary. Reports go to stdout.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import fields
+from pathlib import Path
 
-from snficon.fileio import check_output_file
+from snficon.errors import InputError
+from snficon.fileio import atomic_write_text, check_output_file, check_output_folder
 from snficon.workload.convert import convert_trace
 from snficon.workload.curriculum import DEFAULT_SEED, write_curriculum
+from snficon.workload.flex import FlexParams, assign_flexibility, parse_duration
 from snficon.workload.markovian import RES_MEANS, MarkovianParams, generate_markovian
 from snficon.workload.reader import read_workload
 from snficon.workload.summary import summarize
@@ -70,8 +75,29 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 def _curriculum(args: argparse.Namespace) -> int:
+    check_output_folder(args.output)
     report = write_curriculum(args.segment, args.output, seed=args.seed, options=_options(args))
     print("\n".join(report.lines()))
+    return 0
+
+
+def _flex(args: argparse.Namespace) -> int:
+    check_output_file(args.output)
+    params = FlexParams(share=args.share, max_delay_s=parse_duration(args.max_delay),
+                        min_delay_s=(parse_duration(args.min_delay)
+                                     if args.min_delay is not None else None),
+                        deadline_factor=args.deadline_factor, seed=args.seed)
+    try:
+        document = json.loads(Path(args.input).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{args.input}: workload file not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{args.input}: cannot read the workload: {exc}") from None
+    result, report = assign_flexibility(document, params, args.input)
+    atomic_write_text(args.output, json.dumps(result, indent=1) + "\n")
+    print(f"flex: share {params.share:g}, seed {params.seed}")
+    print("\n".join(report.lines()))
+    print(f"output: {args.output}")
     return 0
 
 
@@ -81,7 +107,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add ``workload markovian|convert|curriculum|check`` to ``snficon`` (called by cli.py)."""
+    """Add ``workload markovian|convert|curriculum|flex|check`` to ``snficon`` (cli.py)."""
     parser = commands.add_parser("workload", help="generate, convert or check Batsim workloads")
     parser.set_defaults(func=lambda args: parser.print_help())
     sub = parser.add_subparsers(dest="workload_command", metavar="ACTION")
@@ -141,6 +167,25 @@ def register(commands: argparse._SubParsersAction) -> None:
                           "paper authors')")
     _add_output_options(cur, output=False)
     cur.set_defaults(func=_curriculum)
+
+    flex = sub.add_parser(
+        "flex", help="give jobs COAST's flexibility fields (flexible, max_delay, deadline)",
+        description="Mark a seeded share of the jobs flexible, with a maximum delay and a "
+                    "deadline (subtime + max delay + factor x requested time), where the "
+                    "trace lacks them (snficon.workload.flex).")
+    flex.add_argument("input", metavar="INPUT", help="Batsim JSON workload")
+    flex.add_argument("-o", "--output", required=True, metavar="FILE")
+    flex.add_argument("--share", type=float, default=0.5,
+                      help="share of flexible jobs (default %(default)s)")
+    flex.add_argument("--max-delay", default="24h", metavar="DURATION",
+                      help="maximum delay of a flexible job (default %(default)s; s, m, h, d)")
+    flex.add_argument("--min-delay", default=None, metavar="DURATION",
+                      help="draw each delay uniformly in [min, max] instead")
+    flex.add_argument("--deadline-factor", type=float, default=1.0, metavar="F",
+                      help="deadline = subtime + max delay + F x requested time "
+                           "(default %(default)s)")
+    flex.add_argument("--seed", type=int, default=0)
+    flex.set_defaults(func=_flex)
 
     check = sub.add_parser("check", help="validate a Batsim JSON workload")
     check.add_argument("file", metavar="FILE")

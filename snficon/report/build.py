@@ -262,11 +262,31 @@ def _summary(frame: pd.DataFrame) -> pd.DataFrame:
             return pd.Series([float("nan")] * len(base), index=base.index)
         return pd.to_numeric(base[column], errors="coerce") / scale
 
-    return pd.DataFrame({
+    table = pd.DataFrame({
         "case": base["case"], "policy": base["label"],
         "mean wait (min)": number("mean_wait", S_PER_MIN),
         "max wait (min)": number("max_wait", S_PER_MIN),
         "mean slowdown": number("mean_slowdown"), "utilization": number("utilization"),
         "energy (MWh)": number("energy_total", J_PER_MWH),
         "wasted (MWh)": number("energy_wasted", J_PER_MWH),
-        "ICON share (%)": 100 * number("icon_time_share")}).reset_index(drop=True)
+        "ICON share (%)": 100 * number("icon_time_share")})
+    return _with_carbon(table, frame, base).reset_index(drop=True)
+
+
+def _with_carbon(table: pd.DataFrame, frame: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
+    """Carbon next to energy when the runs had a signal: the mean over start alignments."""
+    if "carbon_total_kg" not in frame:
+        return table
+    runs = frame[frame["changed"].map(len) == 0].copy()
+    for column in ("carbon_total_kg", "carbon_wasted_kg"):
+        runs[column] = pd.to_numeric(runs[column], errors="coerce")
+    means = runs.groupby(["case", "policy"])[["carbon_total_kg", "carbon_wasted_kg"]]
+    counts = runs.groupby(["case", "policy"])["carbon_total_kg"].count()
+    keys = list(zip(base["case"], base["policy"], strict=True))
+    mean = means.mean()
+    position = table.columns.get_loc("wasted (MWh)") + 1
+    table.insert(position, "carbon (t)", [mean["carbon_total_kg"].get(k) / 1e3 for k in keys])
+    table.insert(position + 1, "wasted carbon (t)",
+                 [mean["carbon_wasted_kg"].get(k) / 1e3 for k in keys])
+    table.insert(position + 2, "carbon starts", [int(counts.get(k, 0)) for k in keys])
+    return table
