@@ -62,11 +62,17 @@ def _write_outputs(engine: BatsimEngine, prefix: str | Path | None,
 def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], scheduler: str,
                         options: dict[str, Any] | None = None, *, energy: bool = True,
                         export_prefix: str | Path | None = None,
-                        record: bool = False) -> SimulationResult:
-    """Run the scheduler (policy name or pybatsim ``.py`` file) in this process."""
+                        record: bool = False,
+                        transcript: Transcript | None = None) -> SimulationResult:
+    """Run the scheduler (policy name or pybatsim ``.py`` file) in this process.
+
+    ``record`` keeps the messages in a new transcript; or pass ``transcript``,
+    which then holds them even when the run stops on an error.
+    """
     engine = build_engine(platform, workloads, energy=energy)
     instance = load_scheduler(scheduler, options)
-    transcript = Transcript() if record else None
+    if transcript is None and record:
+        transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
     try:
         run_in_process(engine, instance, transcript)
@@ -92,8 +98,10 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
                            scheduler: str, options: dict[str, Any] | None = None, *,
                            energy: bool = True, export_prefix: str | Path | None = None,
                            record: bool = False, answer_timeout_s: float = 600.0,
-                           log_dir: str | Path | None = None) -> SimulationResult:
-    """Run the scheduler as a separate ``pybatsim`` process, over ZeroMQ on loopback."""
+                           log_dir: str | Path | None = None,
+                           transcript: Transcript | None = None) -> SimulationResult:
+    """Run the scheduler as a separate ``pybatsim`` process, over ZeroMQ on loopback
+    (``record``/``transcript`` as for :func:`simulate_in_process`)."""
     engine = build_engine(platform, workloads, energy=energy)
     port = free_loopback_port()
     env = dict(os.environ)
@@ -107,7 +115,8 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
     process = subprocess.Popen(
         pybatsim_command(scheduler, options, f"tcp://127.0.0.1:{port}"),
         env=env, stdout=out, stderr=err, text=True)
-    transcript = Transcript() if record else None
+    if transcript is None and record:
+        transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
     try:
         run_over_zmq(engine, f"tcp://127.0.0.1:{port}", answer_timeout_s=answer_timeout_s,
