@@ -179,7 +179,8 @@ def compare_outputs(expected_prefix: str | Path, actual_prefix: str | Path, *,
     return out
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[{}\[\]:,]|true|false|null')
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?'
+                    r"|[{}\[\]:,]|true|false|null")
 _SIX_DECIMALS = re.compile(r"^-?\d+\.\d{6}$")
 
 
