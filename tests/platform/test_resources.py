@@ -1,4 +1,4 @@
-"""The power model from SIMULATION_BEGINS' resources (the host properties of generated platforms)."""
+"""The power model from SIMULATION_BEGINS' resources: host properties of generated platforms."""
 
 from __future__ import annotations
 
