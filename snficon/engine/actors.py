@@ -109,7 +109,10 @@ def switch_machine(ctx: BatsimContext, node: int, target: int, switching_on: boo
         virtual = host.sleep_state(target).switch_off
     nodes = np.array([node], dtype=np.int64)
     yield (CALL, ctx.set_pstate, node, virtual)
-    execution = yield (CALL, ctx.kernel.start_exec, nodes, 1.0, ctx.machines.speeds(nodes))
+    speeds = ctx.machines.speeds(nodes)
+    if ctx.jitter is not None:  # not Batsim: a drawn duration instead of 1 / speed
+        speeds = np.array([1.0 / ctx.jitter.duration(1.0 / float(speeds[0]))])
+    execution = yield (CALL, ctx.kernel.start_exec, nodes, 1.0, speeds)
     ctx.kernel.touch(nodes)  # Exec::on_start of the energy plugin (one host)
     yield (WAIT, execution, -1.0, node)
     yield (CALL, ctx.set_pstate, node, target)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from snficon.engine.jitter import TransitionJitter
 from snficon.engine.jobs import EngineJob
 from snficon.engine.kernel import ENERGY, Kernel
 from snficon.engine.machines import Machines
@@ -75,6 +76,8 @@ class BatsimContext:
     switches: dict[int, list[Switch]] = field(default_factory=dict)
     energy_first_submission: float = -1.0
     energy_last_completion: float = 0.0
+    #: Random transition durations (outside Batsim's model), or None.
+    jitter: TransitionJitter | None = None
 
     @property
     def now(self) -> float:

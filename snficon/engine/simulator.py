@@ -38,6 +38,7 @@ import numpy as np
 from snficon.engine import jobs as J
 from snficon.engine.actors import job_submitter
 from snficon.engine.context import BatsimContext
+from snficon.engine.jitter import TransitionJitter
 from snficon.engine.kernel import Kernel
 from snficon.engine.machines import Machines
 from snficon.engine.outputs import EngineStats, OutputTables, schedule_summary
@@ -55,7 +56,10 @@ class BatsimEngine:
     """Simulate a platform and workloads under a scheduler's decisions (Batsim 4.2.1)."""
 
     def __init__(self, platform: Platform, workloads: Sequence[Workload], *,
-                 energy: bool = True, workload_labels: Sequence[str] | None = None) -> None:
+                 energy: bool = True, workload_labels: Sequence[str] | None = None,
+                 transition_jitter: TransitionJitter | None = None) -> None:
+        """``transition_jitter``: draw each switch's duration (not Batsim's model, see
+        :mod:`.jitter`); None (the default) keeps Batsim's fixed durations."""
         self.platform = platform
         self.energy = energy
         surf = Surf()
@@ -66,7 +70,8 @@ class BatsimEngine:
         self.stats = EngineStats()
         self.tables = OutputTables(energy_enabled=energy)
         self.ctx = BatsimContext(platform=platform, energy=energy, surf=surf, kernel=kernel,
-                                 machines=machines, tables=self.tables, stats=self.stats)
+                                 machines=machines, tables=self.tables, stats=self.stats,
+                                 jitter=transition_jitter)
         self._workloads = list(workloads)
         labels = list(workload_labels or [w.source for w in workloads])
         self.server = Server(self.ctx, self._workloads, labels, len(self._workloads))
