@@ -79,7 +79,7 @@ def job_submitter(ctx: BatsimContext, name: str, jobs: list[J.EngineJob]) -> Act
                 ctx.energy_first_submission = yield from ctx.total_energy()
     if batch:
         yield from put(Message(JOB_SUBMITTED, (name, batch)))
-    yield from put(Message(SUBMITTER_BYE, name))
+    yield from put(Message(SUBMITTER_BYE, name), final=True)
 
 
 # ---------------------------------------------------------------------- waiter
@@ -91,7 +91,7 @@ def waiter(ctx: BatsimContext, target: float, server: Any) -> ActorCode:
         duration = target - now
         yield from sleep(max(duration, 1e-5))
     if not (server.end_sent or server.end_acknowledged):
-        yield from put(Message(WAITING_DONE))
+        yield from put(Message(WAITING_DONE), final=True)
 
 
 # ---------------------------------------------------------------------- switches
@@ -118,7 +118,7 @@ def switch_machine(ctx: BatsimContext, node: int, target: int, switching_on: boo
     yield (CALL, ctx.set_pstate, node, target)
     ctx.machines.set_state(ctx.now, nodes, MachineState.IDLE if switching_on
                            else MachineState.SLEEPING)
-    yield from put(Message(SWITCHED, (node, target)), node)
+    yield from put(Message(SWITCHED, (node, target)), final=True)
 
 
 # ---------------------------------------------------------------------- jobs
@@ -150,7 +150,7 @@ def execute_job(ctx: BatsimContext, job: J.EngineJob) -> ActorCode:
         job.state = J.COMPLETED_KILLED
     yield from _job_end(ctx, job)
     if job.state != J.COMPLETED_KILLED:
-        yield from put(Message(JOB_COMPLETED, job), host)
+        yield from put(Message(JOB_COMPLETED, job), final=True)
 
 
 def _job_end(ctx: BatsimContext, job: J.EngineJob) -> Generator[tuple, Any, None]:
@@ -219,7 +219,7 @@ def killer(ctx: BatsimContext, job_ids: list[str]) -> ActorCode:
         yield (CALL, ctx.kernel.kill, job.actor)
         job.state = J.COMPLETED_KILLED
         yield from _job_end(ctx, job)
-    yield from put(Message(KILLING_DONE, done))
+    yield from put(Message(KILLING_DONE, done), final=True)
 
 
 def progress_of(ctx: BatsimContext, job: J.EngineJob) -> float:

@@ -17,7 +17,9 @@ Actors are generators that yield requests:
   result (``Host::set_pstate``, ``Actor::create``, ``Exec::start``, ``cancel``...);
 * ``(SLEEP, duration, host)``: ``this_actor::sleep_for`` (a no-op if duration <= 0);
 * ``(WAIT, activity, timeout, host)``: ``Activity::wait_for`` (timeout -1: none);
-* ``(ISEND, payload)`` then ``(WAIT, comm, -1, host)``: ``Mailbox::put`` to the server;
+* ``(PUT, payload, final)``: ``Mailbox::put`` to the server, i.e. an ``isend`` simcall,
+  then, one sub-round later, a blocking wait for the comm (``final``: the actor's last
+  act, after which it only ends);
 * ``(RECV,)``: the server's ``Mailbox::get``;
 * ``(ENERGY, hosts)``: ``sg_host_get_consumed_energy`` on each host in turn, which
   is a simcall (``HostEnergy::get_consumed_energy``) only for a host whose
@@ -44,7 +46,7 @@ from snficon.engine.surf import EXEC, SLEEP, Action, Surf
 CALL = 0
 SLEEP_FOR = 1
 WAIT = 2
-ISEND = 3
+PUT = 3
 RECV = 4
 ENERGY = 5
 EXCHANGE = 6
@@ -61,7 +63,8 @@ ActorCode = Generator[tuple, Any, None]
 class Actor:
     """A SimGrid actor: its code, the host it runs on (-1: ``master_host``), its state."""
 
-    __slots__ = ("name", "code", "host", "request", "result", "alive", "waiting", "traversal")
+    __slots__ = ("name", "code", "host", "request", "result", "alive", "waiting", "traversal",
+                 "pending_wait")
 
     def __init__(self, name: str, code: ActorCode, host: int) -> None:
         self.name = name
@@ -72,6 +75,8 @@ class Actor:
         self.alive = True
         self.waiting: Activity | None = None
         self.traversal: tuple[np.ndarray, int] | None = None
+        #: The comm of an ``isend`` still queued: the actor's next simcall is its wait.
+        self.pending_wait: Activity | None = None
 
     def __repr__(self) -> str:
         return f"Actor({self.name})"
@@ -177,6 +182,10 @@ class Kernel:
         Returns the message of an ``EXCHANGE`` (the actor resumes with the answer
         put in its ``result``), else None.
         """
+        if actor.pending_wait is not None:  # the second half of Mailbox::put
+            actor.request = (WAIT, actor.pending_wait, -1.0, actor.host)
+            actor.pending_wait = None
+            return None
         value = actor.result
         actor.result = None
         if actor.traversal is not None:
@@ -256,9 +265,8 @@ class Kernel:
             actor.waiting = activity
         elif kind == WAIT:
             self._wait(actor, request[1], request[2], request[3])
-        elif kind == ISEND:
-            actor.result = self._isend(request[1])
-            self.to_run.append(actor)
+        elif kind == PUT:
+            self._put(actor, request[1], request[2])
         elif kind == RECV:
             self._recv(actor)
         else:
@@ -278,17 +286,38 @@ class Kernel:
             detector.action = self.surf.sleep(timeout, host, detector)
             activity.timeout = detector
 
-    def _isend(self, payload: Any) -> Activity:
+    def _put(self, actor: Actor, payload: Any, final: bool) -> None:
+        """``CommImpl::isend``, and the sender's wait one sub-round later.
+
+        When the server already waits (the usual case), the comm starts now
+        and the sender's wait, which would come next sub-round and do nothing
+        else, is registered at once, after the receiver as it would be; when
+        the send is queued, the wait keeps its own sub-round. A final sender
+        (nothing left to do after its put) is not woken again: it ends.
+        """
         receiver = self._receiver
         if receiver is not None:
             self._receiver = None
             receiver.payload = payload
             receiver.action = self.surf.communicate(receiver)
-            return receiver
+            if final:
+                self._end(actor)
+            else:
+                receiver.waiters.append(actor)
+                actor.waiting = receiver
+            return
         comm = Activity(COMM_ACTIVITY)
         comm.payload = payload
         self._queue.append(comm)
-        return comm
+        if final:
+            self._end(actor)
+        else:
+            actor.pending_wait = comm
+            self.to_run.append(actor)
+
+    def _end(self, actor: Actor) -> None:
+        actor.alive = False
+        actor.code.close()
 
     def _recv(self, actor: Actor) -> None:
         if self._queue:
@@ -372,10 +401,9 @@ class Kernel:
         return [a for a in self.actors if a.alive]
 
 
-def put(payload: Any, host: int = -1) -> Generator[tuple, Any, None]:
-    """``Mailbox::put`` to the server: ``isend`` (answered), then a blocking wait."""
-    comm = yield (ISEND, payload)
-    yield (WAIT, comm, -1.0, host)
+def put(payload: Any, final: bool = False) -> Generator[tuple, Any, None]:
+    """``Mailbox::put`` to the server; ``final`` when the actor ends right after."""
+    yield (PUT, payload, final)
 
 
 def sleep(duration: float, host: int = -1) -> Generator[tuple, Any, None]:
@@ -383,5 +411,5 @@ def sleep(duration: float, host: int = -1) -> Generator[tuple, Any, None]:
     yield (SLEEP_FOR, duration, host)
 
 
-__all__ = ["Actor", "Activity", "Kernel", "put", "sleep", "CALL", "SLEEP_FOR", "WAIT", "ISEND",
+__all__ = ["Actor", "Activity", "Kernel", "put", "sleep", "CALL", "SLEEP_FOR", "WAIT", "PUT",
            "RECV", "ENERGY", "EXCHANGE", "DONE", "CANCELED", "TIMEOUT", "SLEEP"]

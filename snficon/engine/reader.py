@@ -48,15 +48,16 @@ def request_reply(ctx: BatsimContext, message: OutgoingMessage) -> Generator[tup
         where, stamp, data = A.answer_event(index, event, sent_at, answer_now, converted)
         for request in _requests(ctx, where, data, converted):
             yield from send_at(ctx, stamp, request)
-    yield from send_at(ctx, answer_now, Message(SCHED_READY))
+    yield from send_at(ctx, answer_now, Message(SCHED_READY), final=True)
 
 
-def send_at(ctx: BatsimContext, when: float, request: Message) -> Generator[tuple, Any, None]:
+def send_at(ctx: BatsimContext, when: float, request: Message,
+            final: bool = False) -> Generator[tuple, Any, None]:
     """``JsonProtocolReader::send_message_at_time``."""
     now = ctx.now
     if when > now:
         yield from sleep(when - now)
-    yield from put(request)
+    yield from put(request, final)
 
 
 def _requests(ctx: BatsimContext, where: A.AnswerPlace, data: dict[str, Any],

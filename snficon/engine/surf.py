@@ -206,9 +206,12 @@ class Surf:
         Nothing moves: only the actions already at 0 and the sleeps under the
         duration precision (``double_update`` snaps them to 0) end, in list order.
         """
-        ended = sorted(self._instant + self._tiny, key=lambda a: a.seq)
+        if len(self._instant) == 1 and not self._tiny:  # the usual case: one comm
+            ended = self._instant
+        else:
+            ended = sorted(self._instant + self._tiny, key=lambda a: a.seq)
+            self._tiny = []
         self._instant = []
-        self._tiny = []
         for action in ended:
             if action.max_duration != NO_MAX_DURATION:
                 action.max_duration = 0.0
