@@ -24,6 +24,10 @@ from snficon.engine.wire import decoded, encode, six_decimals
 from snficon.platform.model import Platform
 
 
+#: Event types whose data holds doubles (written with six decimals).
+_WITH_DOUBLES = frozenset({"SIMULATION_BEGINS", "JOB_KILLED", "ANSWER"})
+
+
 @dataclass
 class Event:
     """One event of a message to the scheduler; ``data`` holds the unrounded values."""
@@ -37,8 +41,10 @@ class Event:
     def as_decoded(self) -> dict[str, Any]:
         if self.job is not None:
             data: dict[str, Any] = {"job_id": self.job.full_id, "job": self.job.description}
-        else:
+        elif self.type in _WITH_DOUBLES:
             data = decoded(self.data)
+        else:  # strings and integers only: nothing to round
+            data = dict(self.data)
         return {"timestamp": six_decimals(self.timestamp), "type": self.type, "data": data}
 
     def as_text(self) -> str:

@@ -363,8 +363,9 @@ class Kernel:
         for action in surf.take_failed():
             self._post(action.activity, CANCELED)
         for action in surf.take_finished():
-            self.touch(action.hosts)
-            if action.kind == EXEC and action.loads:
+            if len(action.hosts):
+                self.energy_updated_at[action.hosts] = surf.now
+            if action.loads:
                 self._on_load_change(action.hosts, -1)
             self._post(action.activity, DONE)
 
