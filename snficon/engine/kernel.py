@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from snficon.engine.surf import EXEC, SLEEP, Action, Surf
+from snficon.engine.surf import SLEEP, Action, Surf
 
 CALL = 0
 SLEEP_FOR = 1
@@ -218,9 +218,10 @@ class Kernel:
         assert actor.traversal is not None
         hosts, position = actor.traversal
         if position < len(hosts):
-            pending = np.flatnonzero(self.energy_updated_at[hosts[position:]] < self.surf.now)
-            if len(pending):
-                index = position + int(pending[0])
+            pending = self.energy_updated_at[hosts[position:]] < self.surf.now
+            first = int(pending.argmax())
+            if pending[first]:
+                index = position + first
                 actor.traversal = (hosts, index + 1)
                 actor.request = (_UPDATE, int(hosts[index]))
                 return True

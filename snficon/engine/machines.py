@@ -83,7 +83,7 @@ class Machines:
     def wattmin(self) -> float:
         return self._wattmin_w
 
-    def _set_power(self, now: float, nodes: np.ndarray, new: np.ndarray) -> None:
+    def _set_power(self, now: float, nodes: np.ndarray, new) -> None:
         if len(nodes) == 1:  # a switch: the same arithmetic on scalars, faster
             node = int(nodes[0])
             value = float(new[0])
@@ -104,6 +104,12 @@ class Machines:
         self.power_w[nodes] = new
 
     def _refresh_power(self, now: float, nodes: np.ndarray) -> None:
+        if len(nodes) == 1:  # a switch: same values without array temporaries
+            node = int(nodes[0])
+            pstate = int(self.pstate[node])
+            table = self.watt_busy if self.loaded[node] > 0 else self.watt_idle
+            self._set_power(now, nodes, (float(table[node, pstate]),))
+            return
         pstates = self.pstate[nodes]
         new = np.where(self.loaded[nodes] > 0, self.watt_busy[nodes, pstates],
                        self.watt_idle[nodes, pstates])
@@ -116,6 +122,13 @@ class Machines:
 
     def set_pstate(self, now: float, nodes: np.ndarray, pstate: int) -> None:
         """``Host::set_pstate`` on ``nodes``: speed, wattages and ``wattmin`` follow."""
+        if len(nodes) == 1:
+            node = int(nodes[0])
+            self._wattmin_w += float(self.watt_idle[node, pstate]
+                                     - self.watt_idle[node, self.pstate[node]])
+            self.pstate[node] = pstate
+            self._refresh_power(now, nodes)
+            return
         old = self.watt_idle[nodes, self.pstate[nodes]].sum()
         new = self.watt_idle[nodes, pstate].sum()
         self._wattmin_w += float(new - old)
@@ -130,6 +143,15 @@ class Machines:
 
     def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
         """``Machine::update_machine_state`` for ``nodes``, counting the time in the old state."""
+        if len(nodes) == 1:
+            node = int(nodes[0])
+            leaving = int(self.state[node])
+            self.time_in_state[leaving] += now - float(self.since[node])
+            self.counts[leaving] -= 1
+            self.counts[state] += 1
+            self.state[node] = state
+            self.since[node] = now
+            return
         old = self.state[nodes]
         first = old[0]
         if (old == first).all():

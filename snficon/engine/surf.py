@@ -166,10 +166,12 @@ class Surf:
         if self._instant:
             return self._instant_step()
         best = -1.0
-        for action in self._actions.values():
+        actions = list(self._actions.values())
+        for action in actions:
             rate = action.rate
             if rate > 0.0:
-                value = action.remains / rate if action.remains > 0.0 else 0.0
+                remains = action.remains
+                value = remains / rate if remains > 0.0 else 0.0
                 if best < 0.0 or value < best:
                     best = value
             duration = action.max_duration
@@ -180,23 +182,26 @@ class Surf:
         self._tiny = []
         self.now += best
         finished = self.finished
-        for action in list(self._actions.values()):
+        table = self._actions
+        for action in actions:
+            done = False
             rate = action.rate
             if rate > 0.0:
                 remains = action.remains - rate * best
                 if remains < REMAINS_PRECISION:
                     remains = 0.0
+                    done = action.kind != SLEEP
                 action.remains = remains
             duration = action.max_duration
             if duration != NO_MAX_DURATION:
                 duration -= best
                 if duration < SURF_PRECISION:
                     duration = 0.0
+                    done = True
                 action.max_duration = duration
-            if (action.remains <= 0.0 and action.kind != SLEEP) or (
-                    duration != NO_MAX_DURATION and duration <= 0.0):
+            if done:
                 action.alive = False
-                del self._actions[action.seq]
+                del table[action.seq]
                 finished.append(action)
         return best
 
