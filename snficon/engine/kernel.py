@@ -115,6 +115,9 @@ class Kernel:
         self.all_hosts = np.arange(nb_hosts, dtype=np.int64)
         self._queue: deque[Activity] = deque()
         self._receiver: Activity | None = None
+        #: A comm started while nothing else was due at the next solve: it ends then
+        #: without an action of its own (the solve would have a delta of 0 and end it).
+        self._comm: Activity | None = None
         self._on_load_change = on_load_change
 
     # ------------------------------------------------------------------ actors
@@ -172,6 +175,14 @@ class Kernel:
                         handle(actor, request)
                 if surf.failed or surf.finished:
                     self._handle_ended()
+            comm = self._comm
+            if comm is not None:  # a delta-0 solve: the comm ends first (it was started first)
+                self._comm = None
+                if surf.has_instant():
+                    surf.instant_step()
+                self._post(comm, DONE)
+                self._handle_ended()
+                continue
             if surf.solve() < 0.0:
                 return
             self._handle_ended()
@@ -300,7 +311,7 @@ class Kernel:
         if receiver is not None:
             self._receiver = None
             receiver.payload = payload
-            receiver.action = self.surf.communicate(receiver)
+            self._start_comm(receiver)
             if final:
                 self._end(actor)
             else:
@@ -316,6 +327,14 @@ class Kernel:
             actor.pending_wait = comm
             self.to_run.append(actor)
 
+    def _start_comm(self, comm: Activity) -> None:
+        """``CommImpl::start``: a comm between two actors of ``master_host`` ends at the next
+        solve, at once (remains 0)."""
+        if self._comm is None and not self.surf.has_instant():
+            self._comm = comm
+        else:
+            comm.action = self.surf.communicate(comm)
+
     def _end(self, actor: Actor) -> None:
         actor.alive = False
         actor.code.close()
@@ -324,7 +343,7 @@ class Kernel:
         if self._queue:
             comm = self._queue.popleft()
             comm.waiters.append(actor)
-            comm.action = self.surf.communicate(comm)
+            self._start_comm(comm)
         else:
             comm = Activity(COMM_ACTIVITY)
             comm.waiters.append(actor)

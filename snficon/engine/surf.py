@@ -154,6 +154,10 @@ class Surf:
     def has_pending(self) -> bool:
         return bool(self._actions)
 
+    def has_instant(self) -> bool:
+        """True when the next solve has delta 0 (something ends at once)."""
+        return bool(self._instant or self._tiny)
+
     # ------------------------------------------------------------------ the step
 
     def solve(self) -> float:
@@ -164,7 +168,7 @@ class Surf:
         duration).
         """
         if self._instant:
-            return self._instant_step()
+            return self.instant_step()
         best = -1.0
         actions = list(self._actions.values())
         for action in actions:
@@ -205,7 +209,7 @@ class Surf:
                 finished.append(action)
         return best
 
-    def _instant_step(self) -> float:
+    def instant_step(self) -> float:
         """A solve whose delta is 0 (a comm or a zero-flop exec is pending).
 
         Nothing moves: only the actions already at 0 and the sleeps under the
