@@ -1,5 +1,7 @@
 """Batsim 4.2.1's simulation actors, simcall by simcall.
 
+(A ``(PUT, message, final)`` request is :func:`~.kernel.put` written out.)
+
 Each function is the actor of the Batsim source it names, as a generator of
 kernel requests (:mod:`.kernel`). What matters for the order of events is
 where each actor makes a simcall before it sends its message to the server:
@@ -17,7 +19,7 @@ import numpy as np
 
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext
-from snficon.engine.kernel import CALL, CANCELED, TIMEOUT, WAIT, put, sleep
+from snficon.engine.kernel import CALL, CANCELED, PUT, TIMEOUT, WAIT, sleep
 from snficon.engine.machines import MachineState
 from snficon.engine.wire import long_double_difference
 from snficon.workload.model import PROFILE_DELAY
@@ -60,7 +62,7 @@ def job_submitter(ctx: BatsimContext, name: str, jobs: list[J.EngineJob]) -> Act
     The sleep to the next submission is computed in long double from the
     clock reading after the previous one.
     """
-    yield from put(Message(SUBMITTER_HELLO, name))
+    yield (PUT, Message(SUBMITTER_HELLO, name), False)
     current = ctx.now
     ordered = sorted(jobs, key=lambda job: (job.spec.subtime, job.full_id))
     batch: list[J.EngineJob] = []
@@ -68,7 +70,7 @@ def job_submitter(ctx: BatsimContext, name: str, jobs: list[J.EngineJob]) -> Act
     for job in ordered:
         if job.spec.subtime > current:
             if batch:
-                yield from put(Message(JOB_SUBMITTED, (name, batch)))
+                yield (PUT, Message(JOB_SUBMITTED, (name, batch)), False)
             batch = []
             yield from sleep(long_double_difference(job.spec.subtime, current))
             current = ctx.now
@@ -78,8 +80,8 @@ def job_submitter(ctx: BatsimContext, name: str, jobs: list[J.EngineJob]) -> Act
             if ctx.energy_first_submission < 0:
                 ctx.energy_first_submission = yield from ctx.total_energy()
     if batch:
-        yield from put(Message(JOB_SUBMITTED, (name, batch)))
-    yield from put(Message(SUBMITTER_BYE, name), final=True)
+        yield (PUT, Message(JOB_SUBMITTED, (name, batch)), False)
+    yield (PUT, Message(SUBMITTER_BYE, name), True)
 
 
 # ---------------------------------------------------------------------- waiter
@@ -91,7 +93,7 @@ def waiter(ctx: BatsimContext, target: float, server: Any) -> ActorCode:
         duration = target - now
         yield from sleep(max(duration, 1e-5))
     if not (server.end_sent or server.end_acknowledged):
-        yield from put(Message(WAITING_DONE), final=True)
+        yield (PUT, Message(WAITING_DONE), True)
 
 
 # ---------------------------------------------------------------------- switches
@@ -118,7 +120,7 @@ def switch_machine(ctx: BatsimContext, node: int, target: int, switching_on: boo
     yield (CALL, ctx.set_pstate, node, target)
     ctx.machines.set_state(ctx.now, nodes, MachineState.IDLE if switching_on
                            else MachineState.SLEEPING)
-    yield from put(Message(SWITCHED, (node, target)), final=True)
+    yield (PUT, Message(SWITCHED, (node, target)), True)
 
 
 # ---------------------------------------------------------------------- jobs
@@ -150,7 +152,7 @@ def execute_job(ctx: BatsimContext, job: J.EngineJob) -> ActorCode:
         job.state = J.COMPLETED_KILLED
     yield from _job_end(ctx, job)
     if job.state != J.COMPLETED_KILLED:
-        yield from put(Message(JOB_COMPLETED, job), final=True)
+        yield (PUT, Message(JOB_COMPLETED, job), True)
 
 
 def _job_end(ctx: BatsimContext, job: J.EngineJob) -> Generator[tuple, Any, None]:
@@ -219,7 +221,7 @@ def killer(ctx: BatsimContext, job_ids: list[str]) -> ActorCode:
         yield (CALL, ctx.kernel.kill, job.actor)
         job.state = J.COMPLETED_KILLED
         yield from _job_end(ctx, job)
-    yield from put(Message(KILLING_DONE, done), final=True)
+    yield (PUT, Message(KILLING_DONE, done), True)
 
 
 def progress_of(ctx: BatsimContext, job: J.EngineJob) -> float:

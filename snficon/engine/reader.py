@@ -19,7 +19,7 @@ from typing import Any
 from snficon.engine import answers as A
 from snficon.engine.actors import Message
 from snficon.engine.context import BatsimContext
-from snficon.engine.kernel import EXCHANGE, put, sleep
+from snficon.engine.kernel import EXCHANGE, PUT, SLEEP_FOR, put, sleep
 from snficon.errors import ProtocolError
 
 SCHED_READY = "SCHED_READY"
@@ -47,8 +47,12 @@ def request_reply(ctx: BatsimContext, message: OutgoingMessage) -> Generator[tup
     for index, event in enumerate(events):
         where, stamp, data = A.answer_event(index, event, sent_at, answer_now, converted)
         for request in _requests(ctx, where, data, converted):
-            yield from send_at(ctx, stamp, request)
-    yield from send_at(ctx, answer_now, Message(SCHED_READY), final=True)
+            if stamp > ctx.now:  # send_at, written out
+                yield (SLEEP_FOR, stamp - ctx.now, -1)
+            yield (PUT, request, False)
+    if answer_now > ctx.now:
+        yield (SLEEP_FOR, answer_now - ctx.now, -1)
+    yield (PUT, Message(SCHED_READY), True)
 
 
 def send_at(ctx: BatsimContext, when: float, request: Message,

@@ -35,7 +35,8 @@ from snficon.engine.reader import (
 )
 from snficon.errors import ProtocolError
 
-Handler = Callable[["Server", Any], Generator[tuple, Any, None]]
+Handler = Callable[["Server", Any], None]
+GeneratorHandler = Callable[["Server", Any], Generator[tuple, Any, None]]
 
 
 class Server:
@@ -71,8 +72,11 @@ class Server:
         kernel = ctx.kernel
         while not self.end_acknowledged:
             message = yield (RECV,)
-            handler = _HANDLERS[message.type]
-            yield from handler(self, message.data)
+            handler = _HANDLERS.get(message.type)
+            if handler is not None:
+                handler(self, message.data)
+            else:
+                yield from _GENERATOR_HANDLERS[message.type](self, message.data)
             if self.sched_ready and not self.end_acknowledged and kernel.mailbox_empty():
                 if ctx.events:
                     yield from self._send()
@@ -107,35 +111,27 @@ class Server:
 
     # ------------------------------------------------------------------ submitters
 
-    def on_submitter_hello(self, name: str) -> Generator[tuple, Any, None]:
+    def on_submitter_hello(self, name: str) -> None:
         self.submitters.add(name)
-        return
-        yield
 
-    def on_submitter_bye(self, name: str) -> Generator[tuple, Any, None]:
+    def on_submitter_bye(self, name: str) -> None:
         self.submitters.discard(name)
         self.submitters_finished += 1
         if self.submitters_finished == self.expected_submitters:
             self.ctx.append("NOTIFY", {"type": "no_more_static_job_to_submit"})
-        return
-        yield
 
-    def on_job_submitted(self, data: tuple[str, list[J.EngineJob]]) -> Generator[tuple, Any, None]:
+    def on_job_submitted(self, data: tuple[str, list[J.EngineJob]]) -> None:
         for job in data[1]:
             job.state = J.SUBMITTED
             self.nb_submitted += 1
             self.ctx.append("JOB_SUBMITTED", {}, job)
-        return
-        yield
 
     # ------------------------------------------------------------------ jobs
 
-    def on_job_completed(self, job: J.EngineJob) -> Generator[tuple, Any, None]:
+    def on_job_completed(self, job: J.EngineJob) -> None:
         self.nb_running -= 1
         self.nb_completed += 1
         self._report_completion(job)
-        return
-        yield
 
     def _report_completion(self, job: J.EngineJob) -> None:
         self.ctx.append("JOB_COMPLETED", {"job_id": job.full_id, "job_state": job.state,
@@ -178,7 +174,7 @@ class Server:
         job.actor = self.ctx.kernel.spawn(f"job_{job.full_id}", act.execute_job(self.ctx, job),
                                           int(job.nodes[0]))
 
-    def on_reject_job(self, data: tuple) -> Generator[tuple, Any, None]:
+    def on_reject_job(self, data: tuple) -> None:
         where, job_id = data
         job = self.ctx.jobs[job_id]
         if job.state != J.SUBMITTED:
@@ -188,8 +184,6 @@ class Server:
         self.nb_completed += 1
         self.ctx.tables.jobs.append(job.row())
         self.to_delete.append(job)
-        return
-        yield
 
     def on_kill_jobs(self, data: tuple) -> Generator[tuple, Any, None]:
         """``server_on_kill_jobs``: killing a job that is not running nor over is fatal."""
@@ -212,7 +206,7 @@ class Server:
             yield (CALL, self._spawn, "killer_process", act.killer(self.ctx, to_kill))
             self.nb_killers += 1
 
-    def on_killing_done(self, done: act.KillingDone) -> Generator[tuple, Any, None]:
+    def on_killing_done(self, done: act.KillingDone) -> None:
         for job_id in done.job_ids:
             job = self.ctx.jobs[job_id]
             if job.state == J.COMPLETED_KILLED and job not in self.to_delete \
@@ -223,8 +217,6 @@ class Server:
         self.ctx.append("JOB_KILLED", {"job_ids": list(done.job_ids),
                                        "job_progress": dict(done.progress)})
         self.nb_killers -= 1
-        return
-        yield
 
     def _spawn(self, name: str, code: Generator[tuple, Any, None], host: int = -1) -> None:
         self.ctx.kernel.spawn(name, code, host)
@@ -240,18 +232,14 @@ class Server:
         yield (CALL, self._spawn, f"waiter {target:f}", act.waiter(self.ctx, target, self))
         self.nb_waiters += 1
 
-    def on_waiting_done(self, _data: Any) -> Generator[tuple, Any, None]:
+    def on_waiting_done(self, _data: Any) -> None:
         self.ctx.append("REQUESTED_CALL", {})
         self.nb_waiters -= 1
-        return
-        yield
 
-    def on_sched_ready(self, _data: Any) -> Generator[tuple, Any, None]:
+    def on_sched_ready(self, _data: Any) -> None:
         self.sched_ready = True
         if self.end_sent:
             self.end_acknowledged = True
-        return
-        yield
 
     def on_tell_me_energy(self, _data: Any) -> Generator[tuple, Any, None]:
         energy = yield from self.ctx.total_energy()
@@ -338,17 +326,20 @@ def _switch_problem(ctx: BatsimContext, nodes: np.ndarray, target: int) -> str |
     return None
 
 
+#: Handlers that make no simcall (plain functions) and those that do (generators).
 _HANDLERS: dict[str, Handler] = {
     act.SUBMITTER_HELLO: Server.on_submitter_hello,
     act.SUBMITTER_BYE: Server.on_submitter_bye,
     act.JOB_SUBMITTED: Server.on_job_submitted,
     act.JOB_COMPLETED: Server.on_job_completed,
     act.WAITING_DONE: Server.on_waiting_done,
-    act.SWITCHED: Server.on_switched,
     act.KILLING_DONE: Server.on_killing_done,
     SCHED_READY: Server.on_sched_ready,
-    SCHED_EXECUTE_JOB: Server.on_execute_job,
     SCHED_REJECT_JOB: Server.on_reject_job,
+}
+_GENERATOR_HANDLERS: dict[str, GeneratorHandler] = {
+    act.SWITCHED: Server.on_switched,
+    SCHED_EXECUTE_JOB: Server.on_execute_job,
     SCHED_KILL_JOB: Server.on_kill_jobs,
     SCHED_CALL_ME_LATER: Server.on_call_me_later,
     SCHED_TELL_ME_ENERGY: Server.on_tell_me_energy,
