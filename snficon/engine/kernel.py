@@ -263,8 +263,12 @@ class Kernel:
     # ------------------------------------------------------------------ simcalls
 
     def _handle(self, actor: Actor, request: tuple) -> None:
-        kind = request[0]
-        if kind == CALL:
+        kind = request[0]  # the most frequent first
+        if kind == PUT:
+            self._put(actor, request[1], request[2])
+        elif kind == RECV:
+            self._recv(actor)
+        elif kind == CALL:
             actor.result = request[1](*request[2:])
             self.to_run.append(actor)
         elif kind == _UPDATE:
@@ -277,10 +281,6 @@ class Kernel:
             actor.waiting = activity
         elif kind == WAIT:
             self._wait(actor, request[1], request[2], request[3])
-        elif kind == PUT:
-            self._put(actor, request[1], request[2])
-        elif kind == RECV:
-            self._recv(actor)
         else:
             raise RuntimeError(f"unknown simcall {request!r}")
 
