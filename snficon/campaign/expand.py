@@ -44,6 +44,8 @@ class RunPlan:
     options: dict[str, Any]  # the policy's full, resolved options
     changed: tuple[tuple[str, Any], ...]  # those that differ from the policy's defaults
     groups: tuple[str, ...]
+    transition_jitter: float = 0.0  # not Batsim's model (Group.transition_jitter)
+    seed: int | None = None
     carbon: CarbonPoint | None = None  # the carbon signal and start alignment, if any
 
     @property
@@ -97,7 +99,7 @@ def changed_options(policy: str, options: dict[str, Any]) -> tuple[tuple[str, An
 
 def expand(campaign: Campaign) -> Expansion:
     """Every run of the campaign, in file order, duplicates merged."""
-    merged: dict[tuple[str, str, str, str, CarbonPoint | None], RunPlan] = {}
+    merged: dict[tuple[Any, ...], RunPlan] = {}
     listed = 0
     for group in campaign.groups:
         _check_options(campaign, group)
@@ -114,14 +116,16 @@ def expand(campaign: Campaign) -> Expansion:
                 for carbon in alignments:
                     listed += 1
                     key = (platform, workload, policy, json.dumps(options, sort_keys=True),
-                           carbon)
+                           carbon, group.transition_jitter, group.seed)
                     plan = merged.get(key)
                     if plan is None:
                         merged[key] = RunPlan(
                             platform=campaign.platforms[platform],
                             workload=campaign.workloads[workload], policy=policy,
                             options=options, changed=changed_options(policy, options),
-                            groups=(group.name,), carbon=carbon)
+                            groups=(group.name,), carbon=carbon,
+                            transition_jitter=group.transition_jitter,
+                            seed=group.seed)
                     elif group.name not in plan.groups:
                         merged[key] = dataclasses.replace(plan, groups=plan.groups + (group.name,))
     return Expansion(plans=tuple(merged.values()), listed=listed)
@@ -192,7 +196,9 @@ def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:
 
 
 def run_params(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, Any]:
-    """The parameters a run's id hashes (its inputs must exist)."""
+    """The parameters a run's id hashes (its inputs must exist); a carbon signal and a
+    transition jitter are among them only when set, so that the other runs keep their
+    ids."""
     params = {"platform": plan.platform.label,
               "platform_sha256": file_digest(plan.platform.path, cache),
               "workload": plan.workload.label,
@@ -204,6 +210,8 @@ def run_params(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str,
         params["carbon"] = {"signal": signal.label, "signal_sha256": digest,
                             "start": resolve_start(plan.carbon, _SHAPES, digest),
                             "wrap": plan.carbon.wrap, "fill": signal.fill}
+    if plan.transition_jitter:
+        params.update(transition_jitter=plan.transition_jitter, seed=plan.seed)
     return params
 
 

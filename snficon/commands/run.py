@@ -15,7 +15,7 @@ from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
 from snficon.core.parts import LAYER, ORDER, POWER
 from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
-from snficon.errors import InputError, SnficonError
+from snficon.errors import InputError, SnficonError, UnsupportedError
 from snficon.fileio import check_output_file, check_output_folder, incomplete_marker
 from snficon.policy_table import POLICIES, policy_label
 
@@ -66,6 +66,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--transcript", action="store_true",
                         help="also write every protocol message (out_transcript.jsonl)")
     add_carbon_options(parser)
+    parser.add_argument("--transition-jitter", type=float, default=0.0, metavar="FRACTION",
+                        help="NOT Batsim's model: draw every switch-on/off duration from "
+                             "Normal(mean, FRACTION x mean), as the paper authors' simulator "
+                             "does with 0.1 (in-process engine only; needs --seed)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the transition jitter's generator (e.g. 42)")
     parser.set_defaults(func=run)
 
 
@@ -105,6 +111,17 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--{key.rstrip('s')} composes the project's policies; it "
                                  "does not apply to --scheduler FILE.py")
             options[key] = value
+    jitter = {}
+    if args.transition_jitter:
+        if args.engine != "inprocess":
+            raise UnsupportedError("--transition-jitter is outside Batsim's model: the zmq "
+                                   "engine stands for Batsim and refuses it (use --engine "
+                                   "inprocess)")
+        if args.seed is None:
+            raise InputError("--transition-jitter needs --seed (the paper authors use 42)")
+        jitter = {"transition_jitter": args.transition_jitter, "seed": args.seed}
+    elif args.seed is not None:
+        raise InputError("--seed only seeds --transition-jitter, which is not set")
     output = check_output_folder(args.output)
     if scheduler in POLICIES:
         options.setdefault("platform", str(Path(args.platform).resolve()))
@@ -128,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
                          "process cannot be stopped while it decides)")
     try:
         simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
-                 export_prefix=prefix, record=args.transcript, **link)
+                 export_prefix=prefix, record=args.transcript, **link, **jitter)
     except SnficonError as exc:
         if incomplete_marker(prefix).exists():
             exc.args = (f"{exc}; the output files until then are in {output}/, marked "
@@ -141,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     wall = time.perf_counter() - started
     metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json",
-                                       carbon=carbon)
+                                       jitter or None, carbon=carbon)
     shown = policy_label(scheduler, options) if args.scheduler is None else scheduler
     print(f"{shown} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
@@ -155,6 +172,9 @@ def run(args: argparse.Namespace) -> int:
     if "carbon_total_kg" in extra:
         print(f"  carbon to the last job end: {extra['carbon_total_kg'] / 1e3:.3f} t CO2, "
               f"wasted {extra['carbon_wasted_kg'] / 1e3:.3f} t (from {extra['carbon_start']})")
+    if jitter:
+        print(f"  switch durations drawn from Normal(mean, {args.transition_jitter:g} x mean), "
+              f"seed {args.seed} (not Batsim's model)")
     if "icon_time_share" in extra:
         print(f"  ICON mode: {100 * float(extra['icon_time_share']):.1f} % of the time, "
               f"{extra['spare_planning_points']} spare-planning points")
