@@ -45,7 +45,7 @@ KeyPath = tuple[str | int, ...]
 
 TOP_KEYS = ("name", "description", "platforms", "workloads", "group")
 GROUP_KEYS = ("name", "description", "platforms", "workloads", "cases", "policies",
-              "options", "sweep")
+              "options", "sweep", "transition_jitter", "seed")
 RANGE_KEYS = ("start", "stop", "step")
 
 
@@ -70,6 +70,10 @@ class Group:
     policies: tuple[str, ...]
     options: tuple[tuple[str, Scalar], ...]
     sweep: tuple[tuple[str, tuple[Scalar, ...]], ...]
+    #: Not Batsim's model: switch durations drawn from Normal(mean, jitter x mean) with
+    #: ``seed`` (``snficon run --transition-jitter``); 0 keeps Batsim's fixed durations.
+    transition_jitter: float = 0.0
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -230,8 +234,28 @@ class _Reader:
             if key in dict(options):
                 raise self.error(path + ("sweep", key),
                                  f"option {key!r} is both fixed (options) and swept")
+        jitter, seed = self.jitter(raw, path)
         return Group(name=name, index=index, cases=cases, policies=policies,
-                     options=options, sweep=sweep)
+                     options=options, sweep=sweep, transition_jitter=jitter, seed=seed)
+
+    def jitter(self, raw: dict[str, Any], path: KeyPath) -> tuple[float, int | None]:
+        """``transition_jitter`` (a share of the mean in [0, 1)) and its ``seed``."""
+        jitter = raw.get("transition_jitter", 0.0)
+        if isinstance(jitter, bool) or not isinstance(jitter, int | float) \
+                or not math.isfinite(jitter) or not 0 <= jitter < 1:
+            raise self.error(path + ("transition_jitter",),
+                             f"expected a share of the mean in [0, 1), got {jitter!r}")
+        seed = raw.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                                 or seed < 0):
+            raise self.error(path + ("seed",), f"expected an integer >= 0, got {seed!r}")
+        if jitter and seed is None:
+            raise self.error(path + ("transition_jitter",),
+                             "a transition jitter needs a seed (key 'seed', e.g. 42)")
+        if seed is not None and not jitter:
+            raise self.error(path + ("seed",), "'seed' only seeds transition_jitter, "
+                             "which is not set")
+        return float(jitter), seed
 
     def cases(self, raw: dict[str, Any], path: KeyPath, platforms: dict[str, InputFile],
               workloads: dict[str, InputFile]) -> tuple[tuple[str, str], ...]:

@@ -41,6 +41,8 @@ class RunPlan:
     options: dict[str, Any]  # the policy's full, resolved options
     changed: tuple[tuple[str, Any], ...]  # those that differ from the policy's defaults
     groups: tuple[str, ...]
+    transition_jitter: float = 0.0  # not Batsim's model (Group.transition_jitter)
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def changed_options(policy: str, options: dict[str, Any]) -> tuple[tuple[str, An
 
 def expand(campaign: Campaign) -> Expansion:
     """Every run of the campaign, in file order, duplicates merged."""
-    merged: dict[tuple[str, str, str, str], RunPlan] = {}
+    merged: dict[tuple[Any, ...], RunPlan] = {}
     listed = 0
     for group in campaign.groups:
         _check_options(campaign, group)
@@ -101,14 +103,16 @@ def expand(campaign: Campaign) -> Expansion:
                     except InputError as exc:
                         raise campaign.error(("group", group.index), f"{exc}") from None
                     listed += 1
-                    key = (platform, workload, policy, json.dumps(options, sort_keys=True))
+                    key = (platform, workload, policy, json.dumps(options, sort_keys=True),
+                           group.transition_jitter, group.seed)
                     plan = merged.get(key)
                     if plan is None:
                         merged[key] = RunPlan(
                             platform=campaign.platforms[platform],
                             workload=campaign.workloads[workload], policy=policy,
                             options=options, changed=changed_options(policy, options),
-                            groups=(group.name,))
+                            groups=(group.name,), transition_jitter=group.transition_jitter,
+                            seed=group.seed)
                     elif group.name not in plan.groups:
                         merged[key] = dataclasses.replace(plan, groups=plan.groups + (group.name,))
     return Expansion(plans=tuple(merged.values()), listed=listed)
@@ -179,12 +183,16 @@ def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:
 
 
 def run_params(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, Any]:
-    """The parameters a run's id hashes (its inputs must exist)."""
-    return {"platform": plan.platform.label,
-            "platform_sha256": file_digest(plan.platform.path, cache),
-            "workload": plan.workload.label,
-            "workload_sha256": file_digest(plan.workload.path, cache),
-            "jobs": plan.workload.jobs, "policy": plan.policy, "options": plan.options}
+    """The parameters a run's id hashes (its inputs must exist); a transition jitter is
+    among them only when set, so that the other runs keep their ids."""
+    params = {"platform": plan.platform.label,
+              "platform_sha256": file_digest(plan.platform.path, cache),
+              "workload": plan.workload.label,
+              "workload_sha256": file_digest(plan.workload.path, cache),
+              "jobs": plan.workload.jobs, "policy": plan.policy, "options": plan.options}
+    if plan.transition_jitter:
+        params.update(transition_jitter=plan.transition_jitter, seed=plan.seed)
+    return params
 
 
 def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path) -> list[RunSpec]:

@@ -176,11 +176,13 @@ def _simulate(spec: RunSpec, work: Path) -> None:
     if policy in POLICIES:
         decisions = work / DECISIONS
         options.update(platform=spec.platform_path, decisions=str(decisions))
+    jitter = {key: spec.params[key] for key in ("transition_jitter", "seed")
+              if key in spec.params}
     started = time.perf_counter()
     simulate_in_process(spec.platform_path, [workload], policy, options,
-                        export_prefix=work / PREFIX)
+                        export_prefix=work / PREFIX, **jitter)
     wall_s = time.perf_counter() - started
-    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s})
+    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s, **jitter})
 
 
 def _publish(spec: RunSpec, work: Path, final: Path) -> Path:

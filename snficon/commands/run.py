@@ -12,7 +12,7 @@ from snficon.campaign.runs import write_run_metrics
 from snficon.core.parts import LAYER, ORDER, POWER
 from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
-from snficon.errors import InputError
+from snficon.errors import InputError, UnsupportedError
 from snficon.policy_table import POLICIES, policy_label
 
 
@@ -58,6 +58,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-energy", action="store_true", help="run without Batsim's -E")
     parser.add_argument("--transcript", action="store_true",
                         help="also write every protocol message (out_transcript.jsonl)")
+    parser.add_argument("--transition-jitter", type=float, default=0.0, metavar="FRACTION",
+                        help="NOT Batsim's model: draw every switch-on/off duration from "
+                             "Normal(mean, FRACTION x mean), as the paper authors' simulator "
+                             "does with 0.1 (in-process engine only; needs --seed)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the transition jitter's generator (e.g. 42)")
     parser.set_defaults(func=run)
 
 
@@ -70,6 +76,17 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--{key.rstrip('s')} composes the project's policies; it "
                                  "does not apply to --scheduler FILE.py")
             options[key] = value
+    jitter = {}
+    if args.transition_jitter:
+        if args.engine != "inprocess":
+            raise UnsupportedError("--transition-jitter is outside Batsim's model: the zmq "
+                                   "engine stands for Batsim and refuses it (use --engine "
+                                   "inprocess)")
+        if args.seed is None:
+            raise InputError("--transition-jitter needs --seed (the paper authors use 42)")
+        jitter = {"transition_jitter": args.transition_jitter, "seed": args.seed}
+    elif args.seed is not None:
+        raise InputError("--seed only seeds --transition-jitter, which is not set")
     output = Path(args.output)
     if scheduler in POLICIES:
         options.setdefault("platform", str(Path(args.platform).resolve()))
@@ -79,9 +96,10 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     extra = {"log_dir": output / "log"} if args.engine == "zmq" else {}
     simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
-             export_prefix=prefix, record=args.transcript, **extra)
+             export_prefix=prefix, record=args.transcript, **extra, **jitter)
     wall = time.perf_counter() - started
-    metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json")
+    metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json",
+                                       jitter or None)
     shown = policy_label(scheduler, options) if args.scheduler is None else scheduler
     print(f"{shown} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
@@ -92,7 +110,10 @@ def run(args: argparse.Namespace) -> int:
     if metrics.energy_total is not None:
         print(f"  energy to the last job end: {metrics.energy_total / 3.6e9:.3f} MWh, "
               f"wasted {metrics.energy_wasted / 3.6e9:.3f} MWh")
-    if extra:
+    if jitter:
+        print(f"  switch durations drawn from Normal(mean, {args.transition_jitter:g} x mean), "
+              f"seed {args.seed} (not Batsim's model)")
+    if "icon_time_share" in extra:
         print(f"  ICON mode: {100 * float(extra['icon_time_share']):.1f} % of the time, "
               f"{extra['spare_planning_points']} spare-planning points")
     print(f"  wall time: {wall:.2f} s   outputs: {output}/ (out_*.csv, metrics.json"

@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "this wall-clock time (default: %(default)s)")
     parser.add_argument("--transcript", metavar="FILE",
                         help="also write every protocol message to FILE (JSON lines)")
+    parser.add_argument("--transition-jitter", help=argparse.SUPPRESS)
     for flag, nargs in UNSUPPORTED_FLAGS.items():
         if nargs:
             parser.add_argument(flag, nargs=nargs, action="append", help=argparse.SUPPRESS)
@@ -83,6 +84,9 @@ def _refuse_unsupported(parser: argparse.ArgumentParser, args: argparse.Namespac
     if used:
         parser.error(f"Batsim option(s) {', '.join(sorted(set(used)))} are not supported by "
                      "the embedded engine; run the real batsim for them")
+    if args.transition_jitter is not None:
+        parser.error("--transition-jitter is not Batsim's model and snficon-batsim stands for "
+                     "Batsim: it is refused here (use `snficon run --transition-jitter ...`)")
     if args.master_host != "master_host":
         parser.error("--master-host: only 'master_host' is supported by the embedded engine")
     if args.mmax != 0:

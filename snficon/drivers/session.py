@@ -20,9 +20,10 @@ from typing import Any
 from snficon.drivers.inprocess import run_in_process
 from snficon.drivers.transcript import Transcript
 from snficon.drivers.zmq_link import run_over_zmq
+from snficon.engine.jitter import TransitionJitter
 from snficon.engine.outputs import OutputTables
 from snficon.engine.simulator import BatsimEngine
-from snficon.errors import SchedulerTimeoutError
+from snficon.errors import InputError, SchedulerTimeoutError
 from snficon.platform.reader import read_platform
 from snficon.registry import PROJECT_ROOT, load_scheduler
 from snficon.workload.reader import read_workload
@@ -42,12 +43,23 @@ class SimulationResult:
 
 
 def build_engine(platform: str | Path, workloads: Sequence[str | Path], *,
-                 energy: bool = True) -> BatsimEngine:
-    """Load the inputs (validating them) and make an engine at time 0."""
+                 energy: bool = True, transition_jitter: float = 0.0,
+                 seed: int | None = None) -> BatsimEngine:
+    """Load the inputs (validating them) and make an engine at time 0.
+
+    ``transition_jitter`` > 0 draws switch durations from Normal(mean, jitter x
+    mean) with ``seed`` (:mod:`snficon.engine.jitter`; not Batsim's model).
+    """
     loaded_platform = read_platform(platform)
     loaded = [read_workload(path) for path in workloads]
     labels = [str(Path(path).resolve()) for path in workloads]
-    return BatsimEngine(loaded_platform, loaded, energy=energy, workload_labels=labels)
+    jitter = None
+    if transition_jitter:
+        if seed is None:
+            raise InputError("a transition jitter needs a seed (e.g. --seed 42)")
+        jitter = TransitionJitter(transition_jitter, seed)
+    return BatsimEngine(loaded_platform, loaded, energy=energy, workload_labels=labels,
+                        transition_jitter=jitter)
 
 
 def _write_outputs(engine: BatsimEngine, prefix: str | Path | None,
@@ -62,11 +74,21 @@ def _write_outputs(engine: BatsimEngine, prefix: str | Path | None,
 def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], scheduler: str,
                         options: dict[str, Any] | None = None, *, energy: bool = True,
                         export_prefix: str | Path | None = None,
-                        record: bool = False) -> SimulationResult:
-    """Run the scheduler (policy name or pybatsim ``.py`` file) in this process."""
-    engine = build_engine(platform, workloads, energy=energy)
+                        record: bool = False,
+                        transcript: Transcript | None = None,
+                        transition_jitter: float = 0.0,
+                        seed: int | None = None) -> SimulationResult:
+    """Run the scheduler (policy name or pybatsim ``.py`` file) in this process.
+
+    ``record`` keeps the messages in a new transcript; or pass ``transcript``,
+    which then holds them even when the run stops on an error.
+    ``transition_jitter`` and ``seed``: see :func:`build_engine`.
+    """
+    engine = build_engine(platform, workloads, energy=energy,
+                          transition_jitter=transition_jitter, seed=seed)
     instance = load_scheduler(scheduler, options)
-    transcript = Transcript() if record else None
+    if transcript is None and record:
+        transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
     try:
         run_in_process(engine, instance, transcript)
@@ -92,8 +114,10 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
                            scheduler: str, options: dict[str, Any] | None = None, *,
                            energy: bool = True, export_prefix: str | Path | None = None,
                            record: bool = False, answer_timeout_s: float = 600.0,
-                           log_dir: str | Path | None = None) -> SimulationResult:
-    """Run the scheduler as a separate ``pybatsim`` process, over ZeroMQ on loopback."""
+                           log_dir: str | Path | None = None,
+                           transcript: Transcript | None = None) -> SimulationResult:
+    """Run the scheduler as a separate ``pybatsim`` process, over ZeroMQ on loopback
+    (``record``/``transcript`` as for :func:`simulate_in_process`)."""
     engine = build_engine(platform, workloads, energy=energy)
     port = free_loopback_port()
     env = dict(os.environ)
@@ -107,7 +131,8 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
     process = subprocess.Popen(
         pybatsim_command(scheduler, options, f"tcp://127.0.0.1:{port}"),
         env=env, stdout=out, stderr=err, text=True)
-    transcript = Transcript() if record else None
+    if transcript is None and record:
+        transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
     try:
         run_over_zmq(engine, f"tcp://127.0.0.1:{port}", answer_timeout_s=answer_timeout_s,
