@@ -20,12 +20,15 @@ import shutil
 import socket
 import time
 import traceback
+from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snficon.analysis.decision_log import read_decision_log
 from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
 from snficon.analysis.modes import mode_summary
+from snficon.analysis.time_limits import FieldNames, has_checkpoints, time_limit_metrics
 from snficon.campaign.errors import CorruptedRunError
 from snficon.errors import InputError
 from snficon.policy_table import POLICIES
@@ -88,15 +91,23 @@ def error_summary(folder: str | Path) -> str:
 
 
 def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: str | Path,
-                      extra: dict[str, Any] | None = None) -> tuple[RunMetrics, dict[str, Any]]:
+                      extra: dict[str, Any] | None = None,
+                      workloads: Sequence[str | Path] = (),
+                      fields: FieldNames | None = None) -> tuple[RunMetrics, dict[str, Any]]:
     """Metrics of the outputs at ``prefix`` plus SNF-ICON's mode occupancy, written to ``path``.
 
     The mode keys (``icon_time_share``, ``fallback_time_share``,
     ``spare_planning_points``) are added when the decision log exists and
-    logged a mode (SNF-ICON and its variants).
+    logged a mode (SNF-ICON and its variants); the time-limit keys
+    (:class:`~snficon.analysis.time_limits.TimeLimitMetrics`) when a job of
+    ``workloads`` (the run's ``-w`` files) carries checkpoint fields named by
+    ``fields``.
     """
     metrics = metrics_from_outputs(prefix)
     extra = dict(extra or {})
+    fields = fields or FieldNames()
+    if workloads and has_checkpoints(workloads, fields):
+        extra.update(asdict(time_limit_metrics(prefix, workloads, fields)))
     log = Path(decisions) if decisions is not None else None
     if log is not None and log.is_file():
         modes = mode_summary(read_decision_log(log), metrics.makespan or 0.0)
@@ -182,7 +193,8 @@ def _simulate(spec: RunSpec, work: Path) -> None:
     simulate_in_process(spec.platform_path, [workload], policy, options,
                         export_prefix=work / PREFIX, **jitter)
     wall_s = time.perf_counter() - started
-    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s, **jitter})
+    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s, **jitter},
+                      workloads=[workload], fields=FieldNames.from_options(options))
 
 
 def _publish(spec: RunSpec, work: Path, final: Path) -> Path:

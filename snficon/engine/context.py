@@ -23,7 +23,6 @@ from snficon.engine.surf import Surf
 from snficon.engine.wire import decoded, encode, six_decimals
 from snficon.platform.model import Platform
 
-
 #: Event types whose data holds doubles (written with six decimals).
 _WITH_DOUBLES = frozenset({"SIMULATION_BEGINS", "JOB_KILLED", "ANSWER"})
 

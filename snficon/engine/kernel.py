@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from snficon.engine.surf import EXEC, SLEEP, Action, Surf
+from snficon.engine.surf import SLEEP, Action, Surf
 
 CALL = 0
 SLEEP_FOR = 1
