@@ -18,9 +18,16 @@ import pytest
 
 from snficon.analysis.time_limits import time_limit_metrics
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
-from tests.engine.conftest import platform4, write_workload  # noqa: F401 (fixture)
+from snficon.platform.generate import render_platform, write_platform
+from tests.engine.conftest import TEST_MODEL, write_workload
 
 CKPT = {"reqtime": 1440, "checkpoint_interval": 420}
+
+
+@pytest.fixture
+def platform4(tmp_path):
+    """Four nodes of the engine tests' model (their idle timers outlast the runs)."""
+    return write_platform(tmp_path / "p4.xml", render_platform(TEST_MODEL, 4))
 
 
 def _workload(tmp_path):
