@@ -10,6 +10,11 @@ from __future__ import annotations
 import argparse
 from dataclasses import fields
 
+from snficon.commands.workload_checkpoints import (
+    add_checkpoint_convert_options,
+    convert_with_checkpoints,
+    register_checkpoint_actions,
+)
 from snficon.workload.convert import convert_trace
 from snficon.workload.markovian import RES_MEANS, MarkovianParams, generate_markovian
 from snficon.workload.reader import read_workload
@@ -56,6 +61,8 @@ def _markovian(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    if args.checkpoint_interval is not None:
+        return convert_with_checkpoints(args)
     report = convert_trace(args.input, args.output, max_jobs=args.jobs, nb_res=args.nb_res,
                            drop_oversized=args.drop_oversized, options=_options(args))
     print("\n".join(report.lines()))
@@ -106,7 +113,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     conv.add_argument("--drop-oversized", action="store_true",
                       help="drop jobs larger than nb_res (default: keep them)")
     _add_output_options(conv)
+    add_checkpoint_convert_options(conv)
     conv.set_defaults(func=_convert)
+
+    register_checkpoint_actions(sub)
 
     check = sub.add_parser("check", help="validate a Batsim JSON workload")
     check.add_argument("file", metavar="FILE")

@@ -39,6 +39,7 @@ this order (all in unscaled hours, then divided by ``scale``):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -203,18 +204,23 @@ def annotate_limit_hits(jobs: tuple[TraceJob, ...], share: float, overrun_mean: 
     return CheckpointJobs(jobs=tuple(out), checkpointing=frozenset(jobs[i].id for i in chosen))
 
 
-def checkpoint_document(jobs: CheckpointJobs, nb_res: int,
-                        fields: CheckpointFields) -> tuple[dict[str, Any], WriteReport]:
+def checkpoint_document(jobs: CheckpointJobs, nb_res: int, fields: CheckpointFields,
+                        cores_by_id: Mapping[int, int] | None = None,
+                        ) -> tuple[dict[str, Any], WriteReport]:
     """The Batsim document of ``jobs``: ``walltime: -1``, ``reqtime`` = the limit, and the
-    checkpoint fields (module docstring)."""
+    checkpoint fields (module docstring). ``cores_by_id`` gives each job's cores per node
+    when ``fields`` has none for all."""
     document, report = batsim_document(jobs.jobs, nb_res, BatsimOptions())
     for raw in document["jobs"]:
         if raw["id"] in jobs.checkpointing:
             raw[CheckpointField.INTERVAL] = _number(fields.interval_s)
             if fields.offset_s:
                 raw[CheckpointField.OFFSET] = _number(fields.offset_s)
-        if fields.cores_per_node is not None:
-            raw[CheckpointField.CORES] = fields.cores_per_node
+        cores = fields.cores_per_node
+        if cores is None and cores_by_id is not None:
+            cores = cores_by_id.get(raw["id"])
+        if cores is not None:
+            raw[CheckpointField.CORES] = cores
     return document, report
 
 
