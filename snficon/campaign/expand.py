@@ -28,7 +28,7 @@ from snficon.campaign.config import Campaign, Group, InputFile
 from snficon.campaign.errors import MissingInputError
 from snficon.campaign.runs import run_id
 from snficon.errors import InputError
-from snficon.policy_table import resolved_options
+from snficon.policy_table import COMPOSITION_KEYS, resolved_options
 
 #: Options the campaign sets for each run itself.
 RESERVED_OPTIONS = ("platform", "decisions")
@@ -132,7 +132,12 @@ def expand(campaign: Campaign) -> Expansion:
 
 
 def _check_options(campaign: Campaign, group: Group) -> None:
-    """Each option alone, for each policy, so that an error names the key at fault."""
+    """Each option alone, for each policy, so that an error names the key at fault.
+
+    An option is checked with the group's composition options (``order``,
+    ``power``, ``layers``), which decide the parts it may belong to.
+    """
+    parts = {key: value for key, value in group.options if key in COMPOSITION_KEYS}
     keyed = [(("options", key), key, (value,)) for key, value in group.options]
     keyed += [(("sweep", key), key, values) for key, values in group.sweep]
     for where, key, values in keyed:
@@ -142,7 +147,7 @@ def _check_options(campaign: Campaign, group: Group) -> None:
         for policy in group.policies:
             for value in values:
                 try:
-                    resolve_options(policy, {key: value})
+                    resolve_options(policy, {**parts, key: value})
                 except InputError as exc:
                     raise campaign.error(path, f"{key} = {value!r} for policy {policy}: "
                                          f"{exc}") from None

@@ -20,6 +20,8 @@ import shutil
 import socket
 import time
 import traceback
+from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,7 @@ from snficon.analysis.carbon import carbon_from_outputs
 from snficon.analysis.decision_log import read_decision_log
 from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
 from snficon.analysis.modes import mode_summary
+from snficon.analysis.time_limits import FieldNames, has_checkpoints, time_limit_metrics
 from snficon.campaign.errors import CorruptedRunError
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import parse_instant, read_signal
@@ -93,7 +96,9 @@ def error_summary(folder: str | Path) -> str:
 
 def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: str | Path,
                       extra: dict[str, Any] | None = None,
-                      carbon: MappedSignal | None = None) -> tuple[RunMetrics, dict[str, Any]]:
+                      carbon: MappedSignal | None = None,
+                      workloads: Sequence[str | Path] = (),
+                      fields: FieldNames | None = None) -> tuple[RunMetrics, dict[str, Any]]:
     """Metrics of the outputs at ``prefix`` plus SNF-ICON's mode occupancy, written to ``path``.
 
     The mode keys (``icon_time_share``, ``fallback_time_share``,
@@ -104,7 +109,10 @@ def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: st
     run has an energy file, with ``carbon_signal`` (the file's name) and
     ``carbon_start`` (the instant of t = 0). Outputs marked unfinished
     (:func:`snficon.fileio.mark_incomplete`) raise InputError: their metrics
-    would describe part of a run as if it were the whole.
+    would describe part of a run as if it were the whole. The time-limit keys
+    (:class:`~snficon.analysis.time_limits.TimeLimitMetrics`) when a job of
+    ``workloads`` (the run's ``-w`` files) carries checkpoint fields named by
+    ``fields``.
     """
     reason = incomplete_reason(prefix)
     if reason is not None:
@@ -117,6 +125,9 @@ def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: st
         if emissions is not None:
             extra.update(emissions.as_dict(), carbon_signal=Path(carbon.signal.source).name,
                          carbon_start=carbon.start_text)
+    fields = fields or FieldNames()
+    if workloads and has_checkpoints(workloads, fields):
+        extra.update(asdict(time_limit_metrics(prefix, workloads, fields)))
     log = Path(decisions) if decisions is not None else None
     if log is not None and log.is_file():
         modes = mode_summary(read_decision_log(log), metrics.makespan or 0.0)
@@ -204,7 +215,7 @@ def _simulate(spec: RunSpec, work: Path) -> None:
                         export_prefix=work / PREFIX, **jitter)
     wall_s = time.perf_counter() - started
     write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s, **jitter},
-                      carbon=carbon)
+                      carbon=carbon, workloads=[workload], fields=FieldNames.from_options(options))
 
 
 def run_carbon(spec: RunSpec) -> MappedSignal | None:

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from snficon.adapter.scheduler import ADAPTER_OPTIONS
+from snficon.analysis.time_limits import FieldNames
 from snficon.campaign.runs import write_run_metrics
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
@@ -158,8 +160,10 @@ def run(args: argparse.Namespace) -> int:
         raise
     wall = time.perf_counter() - started
     metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json",
-                                       jitter or None, carbon=carbon)
-    shown = policy_label(scheduler, options) if args.scheduler is None else scheduler
+                                       jitter or None, carbon=carbon, workloads=args.workload,
+                                       fields=FieldNames.from_options(options))
+    policy_options = {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS}
+    shown = policy_label(scheduler, policy_options) if args.scheduler is None else scheduler
     print(f"{shown} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
     print(f"  jobs: {metrics.jobs} ran, {metrics.jobs_rejected} rejected, "
@@ -178,6 +182,12 @@ def run(args: argparse.Namespace) -> int:
     if "icon_time_share" in extra:
         print(f"  ICON mode: {100 * float(extra['icon_time_share']):.1f} % of the time, "
               f"{extra['spare_planning_points']} spare-planning points")
+    if "tail_waste_node_s" in extra:
+        print(f"  time limits: {extra['jobs_completed']} completed, {extra['jobs_timeout']} "
+              f"timeout, {extra['jobs_early_cancelled']} early-cancelled, "
+              f"{extra['jobs_extended']} extended; {extra['checkpoints']} checkpoints; tail "
+              f"waste {extra['tail_waste_node_s']:.0f} node-s; weighted mean wait "
+              f"{(extra['weighted_mean_wait'] or 0):.0f} s")
     print(f"  wall time: {wall:.2f} s   outputs: {output}/ (out_*.csv, metrics.json"
           f"{', decisions.csv' if 'decisions' in options else ''})")
     return 0

@@ -14,6 +14,11 @@ import json
 from dataclasses import fields
 from pathlib import Path
 
+from snficon.commands.workload_checkpoints import (
+    add_checkpoint_convert_options,
+    convert_with_checkpoints,
+    register_checkpoint_actions,
+)
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text, check_output_file, check_output_folder
 from snficon.workload.convert import convert_trace
@@ -67,6 +72,8 @@ def _markovian(args: argparse.Namespace) -> int:
 
 def _convert(args: argparse.Namespace) -> int:
     check_output_file(args.output)
+    if args.checkpoint_interval is not None:
+        return convert_with_checkpoints(args)
     report = convert_trace(args.input, args.output, max_jobs=args.jobs, nb_res=args.nb_res,
                            drop_oversized=args.drop_oversized, options=_options(args),
                            skip=args.skip)
@@ -149,6 +156,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     conv.add_argument("--drop-oversized", action="store_true",
                       help="drop jobs larger than nb_res (default: keep them)")
     _add_output_options(conv)
+    add_checkpoint_convert_options(conv)
     conv.set_defaults(func=_convert)
 
     cur = sub.add_parser("curriculum", help="write the RL curriculum of a training segment",
@@ -186,6 +194,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                            "(default %(default)s)")
     flex.add_argument("--seed", type=int, default=0)
     flex.set_defaults(func=_flex)
+    register_checkpoint_actions(sub)
 
     check = sub.add_parser("check", help="validate a Batsim JSON workload")
     check.add_argument("file", metavar="FILE")

@@ -40,6 +40,7 @@ from snficon.core.parts import (
     PartSpec,
     PowerManager,
 )
+from snficon.core.time_limits import TimeLimitParams, build_time_limits
 from snficon.core.view import ClusterView, Decisions
 from snficon.errors import InputError
 
@@ -53,6 +54,8 @@ PARTS: dict[str, PartSpec] = {spec.name: spec for spec in (
              "PSAS wake planning and the idle timeout"),
     PartSpec("icon", POWER, "ICON", IconParams, IconPower,
              "SNF-ICON's Markovianity-gated warm-spare controller (Algorithm 1)"),
+    PartSpec("time-limits", LAYER, "TL", TimeLimitParams, build_time_limits,
+             "checkpoint-aware time limits: enforce, early-cancel, extend or hybrid"),
 )}
 
 
