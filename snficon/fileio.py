@@ -94,21 +94,30 @@ def check_output_prefix(prefix: str | Path) -> Path:
     return folder
 
 
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename."""
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename.
+
+    The project's one way of writing a file: a reader (or a run killed half-way)
+    sees the old file or the new one, never part of one. Folders are created.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                          dir=target.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give a normal file's mode
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """:func:`atomic_write_bytes` of ``text`` in UTF-8 (newlines written as given)."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def incomplete_marker(prefix: str | Path) -> Path:

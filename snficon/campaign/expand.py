@@ -26,6 +26,7 @@ from typing import Any
 from snficon.campaign.carbon_axis import CarbonPoint, SignalFile, resolve_start
 from snficon.campaign.config import Campaign, Group, InputFile
 from snficon.campaign.errors import MissingInputError
+from snficon.campaign.provenance import Provenance, code_digest, package_version
 from snficon.campaign.runs import run_id
 from snficon.errors import InputError
 from snficon.policy_table import COMPOSITION_KEYS, resolved_options
@@ -67,6 +68,8 @@ class RunSpec:
     groups: tuple[str, ...] = ()
     changed: tuple[tuple[str, Any], ...] = ()
     carbon_path: str | None = None  # the carbon signal file (params["carbon"] says how)
+    #: What the run is made with now (package version, code and input hashes).
+    provenance: Provenance | None = None
 
 
 @dataclass(frozen=True)
@@ -200,10 +203,13 @@ def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:
     return text
 
 
-def run_params(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, Any]:
+def run_params(plan: RunPlan, cache: dict[Path, str] | None = None,
+               shapes: dict[tuple[str, str], tuple[float, float, int]] | None = None
+               ) -> dict[str, Any]:
     """The parameters a run's id hashes (its inputs must exist); a carbon signal and a
     transition jitter are among them only when set, so that the other runs keep their
-    ids."""
+    ids. ``cache`` memoises file digests, ``shapes`` the carbon signals' first interval,
+    step and size (by digest, :func:`~snficon.campaign.carbon_axis.resolve_start`)."""
     params = {"platform": plan.platform.label,
               "platform_sha256": file_digest(plan.platform.path, cache),
               "workload": plan.workload.label,
@@ -213,24 +219,23 @@ def run_params(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str,
         signal = plan.carbon.signal
         digest = file_digest(signal.path, cache)
         params["carbon"] = {"signal": signal.label, "signal_sha256": digest,
-                            "start": resolve_start(plan.carbon, _SHAPES, digest),
+                            "start": resolve_start(plan.carbon, {} if shapes is None else shapes,
+                                                   digest),
                             "wrap": plan.carbon.wrap, "fill": signal.fill}
     if plan.transition_jitter:
         params.update(transition_jitter=plan.transition_jitter, seed=plan.seed)
     return params
 
 
-#: First interval, step and size of each signal read by :func:`resolve_start`, by digest.
-_SHAPES: dict[tuple[str, str], tuple[float, float, int]] = {}
-
-
 def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path) -> list[RunSpec]:
     """The runs with their ids, to be executed in ``runs_dir`` (RESULTS/runs)."""
     cache: dict[Path, str] = {}
+    shapes: dict[tuple[str, str], tuple[float, float, int]] = {}
     folder = str(Path(runs_dir).resolve())
     specs: dict[str, RunSpec] = {}
+    version, code = package_version(), code_digest()
     for plan in plans:
-        params = run_params(plan, cache)
+        params = run_params(plan, cache, shapes)
         ident = run_id(params)
         if ident in specs:  # e.g. two carbon offsets that fall on the same interval
             before = specs[ident]
@@ -241,5 +246,18 @@ def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path)
             run_id=ident, params=params, platform_path=str(plan.platform.path),
             workload_path=str(plan.workload.path), runs_dir=folder, groups=plan.groups,
             changed=plan.changed,
-            carbon_path=str(plan.carbon.signal.path) if plan.carbon is not None else None)
+            carbon_path=str(plan.carbon.signal.path) if plan.carbon is not None else None,
+            provenance=Provenance(version, code, input_digests(plan, cache)))
     return list(specs.values())
+
+
+def input_digests(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, str]:
+    """SHA-256 of each file a run reads, by role: the platform, the workload, the carbon
+    signal and every option whose value names an existing file (``option:NAME``)."""
+    files = {"platform": plan.platform.path, "workload": plan.workload.path}
+    if plan.carbon is not None:
+        files["carbon"] = plan.carbon.signal.path
+    for name, value in plan.options.items():
+        if isinstance(value, str) and value and Path(value).is_file():
+            files[f"option:{name}"] = Path(value)
+    return {role: file_digest(Path(path), cache) for role, path in files.items()}

@@ -17,17 +17,16 @@ importable. Both are written to a temporary name and renamed.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snficon.campaign.expand import RunSpec
 from snficon.campaign.runs import DONE, FAILED, METRICS, error_summary, run_status
-from snficon.fileio import atomic_write_text
+from snficon.fileio import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:  # pandas costs most of a command's start-up: imported where a table is made
     import pandas as pd
@@ -126,13 +125,6 @@ def write_results(specs: Sequence[RunSpec], results_dir: str | Path) -> list[Pat
 
 
 def _write_parquet(frame: pd.DataFrame, target: Path) -> Path:
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                         dir=target.parent)
-    os.close(handle)
-    try:
-        frame.to_parquet(temporary, index=False)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return atomic_write_bytes(target, buffer.getvalue())

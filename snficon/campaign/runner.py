@@ -31,6 +31,7 @@ from snficon.campaign.runs import (
     error_summary,
     record_failure,
     run_status,
+    stale_of,
 )
 from snficon.interrupts import signal_of
 
@@ -60,6 +61,9 @@ class CampaignOutcome:
     done: int = 0
     failed: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    #: Done runs made by other code or inputs, with the reason: run again (or reused).
+    stale: list[tuple[str, str]] = field(default_factory=list)
+    reused_stale: bool = False
     files: list[Path] = field(default_factory=list)
     interrupted: bool = False  # stopped by Ctrl-C: the runs not done are left to a resume
     signum: int = signal.SIGINT  # the signal that stopped it (SIGINT or SIGTERM)
@@ -97,9 +101,12 @@ def statuses(specs: Sequence[RunSpec]) -> dict[str, str]:
 def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
                  executor: str = "local", workers: int | None = None,
                  address: str | None = None,
-                 on_progress: Callable[[Progress], None] | None = None) -> CampaignOutcome:
+                 on_progress: Callable[[Progress], None] | None = None,
+                 reuse_stale: bool = False) -> CampaignOutcome:
     """Execute the specs not done yet (in ``results_dir/runs``) and write the results table.
 
+    A done run made by other code or inputs (:func:`~snficon.campaign.runs.stale_of`)
+    is listed in ``outcome.stale`` and run again, or kept with ``reuse_stale``.
     Raises :class:`CampaignInterrupted` on Ctrl-C, once the runs in progress
     are killed and the table is written.
     """
@@ -107,8 +114,15 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
     (results / "runs").mkdir(parents=True, exist_ok=True)
     clean_scratch(results / "runs")
     before = statuses(specs)
-    todo = [spec for spec in specs if before[spec.run_id] != DONE]
-    outcome = CampaignOutcome(total=len(specs), skipped=len(specs) - len(todo))
+    stale = [(spec.run_id, reason) for spec in specs if before[spec.run_id] == DONE
+             for reason in [stale_of(spec, Path(spec.runs_dir) / spec.run_id)] if reason]
+    rerun = set() if reuse_stale else {ident for ident, _ in stale}
+    todo = [spec for spec in specs if before[spec.run_id] != DONE or spec.run_id in rerun]
+    outcome = CampaignOutcome(total=len(specs), skipped=len(specs) - len(todo), stale=stale,
+                              reused_stale=reuse_stale)
+    for ident, reason in stale:
+        LOG.warning("run %s is stale (%s): %s", ident, reason,
+                    "reused (reuse_stale)" if reuse_stale else "running it again")
     started = time.monotonic()
 
     def report(running: int) -> None:

@@ -1,14 +1,17 @@
 """One run's folder: its id, its status, and :func:`execute`, all an executor calls.
 
 ``RESULTS/runs/<id>/`` holds ``params.json`` (the parameters the id hashes),
-Batsim's output files (``out_jobs.csv``, ...), ``decisions.csv`` for the
-paper's policies, ``workload.json`` when the workload was cut to its first
-jobs, and either ``metrics.json`` (done) or ``error.txt`` (failed). The folder
-is filled under a temporary name and renamed when complete, so a run killed
-half-way leaves no folder that counts; the next campaign run does it again.
+``provenance.json`` (the code and input files that made it), Batsim's output
+files (``out_jobs.csv``, ...), ``decisions.csv`` for the paper's policies,
+``workload.json`` when the workload was cut to its first jobs, and either
+``metrics.json`` (done) or ``error.txt`` (failed). The folder is filled under
+a temporary name and renamed when complete, so a run killed half-way leaves
+no folder that counts; the next campaign run does it again.
 A run interrupted in this process (Ctrl-C) removes its scratch folder; one
 whose process was killed leaves it to :func:`clean_scratch`. A published
-done folder is never replaced (by a failure record or a second execution).
+done folder is never replaced (by a failure record or a second execution)
+unless it is stale: made by other code or inputs than the run would be now
+(:mod:`snficon.campaign.provenance`).
 """
 
 from __future__ import annotations
@@ -31,10 +34,11 @@ from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_met
 from snficon.analysis.modes import mode_summary
 from snficon.analysis.time_limits import FieldNames, has_checkpoints, time_limit_metrics
 from snficon.campaign.errors import CorruptedRunError
+from snficon.campaign.provenance import read_provenance, stale_reason, write_provenance
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import parse_instant, read_signal
 from snficon.errors import InputError
-from snficon.fileio import incomplete_marker, incomplete_reason
+from snficon.fileio import atomic_write_text, incomplete_marker, incomplete_reason
 from snficon.policy_table import POLICIES
 
 if TYPE_CHECKING:
@@ -152,25 +156,39 @@ def truncate_workload(source: str | Path, jobs: int, target: str | Path) -> Path
         raise InputError(f"{source}: {total} jobs, fewer than the {jobs} the campaign asks for")
     used = {job.get("profile") for job in kept if isinstance(job, dict)}
     document.update(jobs=kept, profiles={k: v for k, v in profiles.items() if k in used})
-    Path(target).write_text(json.dumps(document) + "\n", encoding="utf-8")
-    return Path(target)
+    return atomic_write_text(target, json.dumps(document) + "\n")
+
+
+def current(spec: RunSpec, folder: str | Path) -> bool:
+    """Whether ``folder`` holds ``spec``'s run done by the code and inputs of now
+    (:mod:`snficon.campaign.provenance`)."""
+    return run_status(folder) == DONE and stale_of(spec, folder) is None
+
+
+def stale_of(spec: RunSpec, folder: str | Path) -> str | None:
+    """Why the done run in ``folder`` was made by other code or inputs than ``spec``'s
+    (None: it was not, or ``spec`` records no provenance)."""
+    if spec.provenance is None:
+        return None
+    return stale_reason(read_provenance(folder), spec.provenance)
 
 
 def execute(spec: RunSpec) -> Path:
-    """Run ``spec`` into ``runs_dir/<id>`` unless done; return the folder.
+    """Run ``spec`` into ``runs_dir/<id>`` unless done by the code of now; return the folder.
 
     A failing simulation is recorded in ``error.txt`` (with the outputs written
-    until the failure) instead of raised, so that a campaign goes on.
+    until the failure) instead of raised, so that a campaign goes on. The
+    folder's ``provenance.json`` records the code and inputs that made it.
     """
     final = Path(spec.runs_dir) / spec.run_id
-    if run_status(final) == DONE:
+    if current(spec, final):
         return final
     work = _scratch(spec, "tmp")
     try:
         _simulate(spec, work)
     except Exception as exc:  # a run's failure is data, not a campaign error
         text = f"{type(exc).__name__}: {exc}".replace("\n", " ")
-        (work / ERROR).write_text(f"{text}\n\n{traceback.format_exc()}", encoding="utf-8")
+        atomic_write_text(work / ERROR, f"{text}\n\n{traceback.format_exc()}")
     except BaseException:  # Ctrl-C or exit: nothing to publish, nothing left behind
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -180,7 +198,7 @@ def execute(spec: RunSpec) -> Path:
 def record_failure(spec: RunSpec, message: str) -> Path:
     """Record a run that died outside :func:`execute` (a killed worker) as failed."""
     work = _scratch(spec, "tmp")
-    (work / ERROR).write_text(message.rstrip("\n") + "\n", encoding="utf-8")
+    atomic_write_text(work / ERROR, message.rstrip("\n") + "\n")
     return _publish(spec, work, Path(spec.runs_dir) / spec.run_id)
 
 
@@ -190,7 +208,9 @@ def _scratch(spec: RunSpec, kind: str) -> Path:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     text = json.dumps(spec.params, sort_keys=True, indent=2, allow_nan=False) + "\n"
-    (work / PARAMS).write_text(text, encoding="utf-8")
+    atomic_write_text(work / PARAMS, text)
+    if spec.provenance is not None:
+        write_provenance(work, spec.provenance)
     return work
 
 
@@ -228,13 +248,14 @@ def run_carbon(spec: RunSpec) -> MappedSignal | None:
 
 
 def _publish(spec: RunSpec, work: Path, final: Path) -> Path:
-    """Rename the complete ``work`` folder to ``final``, replacing an earlier failed attempt.
+    """Rename the complete ``work`` folder to ``final``, replacing an earlier failed or stale
+    attempt.
 
-    When ``final`` is already done (another process finished the same run
-    meanwhile, e.g. a Dask worker of an interrupted campaign), ``work`` is
-    dropped and the done folder kept.
+    When ``final`` is already done by the code of now (another process
+    finished the same run meanwhile, e.g. a Dask worker of an interrupted
+    campaign), ``work`` is dropped and the done folder kept.
     """
-    if run_status(final) == DONE:
+    if current(spec, final):
         shutil.rmtree(work, ignore_errors=True)
         return final
     old = None

@@ -53,6 +53,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--scheduler-address", metavar="ADDR",
                         help="dask: an existing scheduler (e.g. tcp://host:8786) instead of "
                              "a LocalCluster")
+    parser.add_argument("--reuse-stale", action="store_true",
+                        help="keep done runs made by other code or input files (see "
+                             "provenance.json in each run folder) instead of running them "
+                             "again")
     parser.add_argument("--robin", metavar="DIR",
                         help="write one robin experiment file per run in DIR (run them from "
                              "the repository root) instead of running the campaign")
@@ -77,7 +81,8 @@ def campaign(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         outcome = run_campaign(specs, results, executor=args.executor, workers=args.workers,
-                               address=args.scheduler_address, on_progress=line)
+                               address=args.scheduler_address, on_progress=line,
+                               reuse_stale=args.reuse_stale)
     except CampaignInterrupted as stop:
         line.close()
         return interrupted(stop.outcome, time.monotonic() - started)
@@ -85,6 +90,11 @@ def campaign(args: argparse.Namespace) -> int:
         line.close()
     print(f"{outcome.total} runs: {outcome.done} done now, {outcome.skipped} done before, "
           f"{outcome.failed} failed ({duration(time.monotonic() - started)})")
+    if outcome.stale:
+        what = ("kept (--reuse-stale)" if outcome.reused_stale else
+                "run again (--reuse-stale keeps them)")
+        reasons = sorted({reason for _, reason in outcome.stale})
+        print(f"  {len(outcome.stale)} done runs were stale, {what}: {'; '.join(reasons)}")
     for run, error in outcome.failures:
         print(f"  failed {run}: {error} (see {results / 'runs' / run / 'error.txt'})")
     files = ", ".join(str(path) for path in outcome.files)
@@ -145,7 +155,8 @@ def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
     """One line per run (id, [status], policy, platform, workload, changed options, groups)."""
     plans = expansion.plans
     missing = {item.path for item in missing_inputs(plans)}
-    ids = [_plan_id(plan, missing) for plan in plans]
+    digests: dict[Path, str] = {}
+    ids = [_plan_id(plan, missing, digests) for plan in plans]
     status: dict[str, str] = {}
     if results is not None:
         known = [plan for plan, run in zip(plans, ids, strict=True) if run]
@@ -176,13 +187,10 @@ def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
                                                           if item.make else "") + "\n")
 
 
-def _plan_id(plan: RunPlan, missing: set[Path]) -> str | None:
+def _plan_id(plan: RunPlan, missing: set[Path], digests: dict[Path, str]) -> str | None:
     if any(item.path in missing for item in plan.inputs):
         return None
-    return run_id(run_params(plan, _DIGESTS))
-
-
-_DIGESTS: dict[Path, str] = {}
+    return run_id(run_params(plan, digests))
 
 
 def _workload(plan: RunPlan) -> str:

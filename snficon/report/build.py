@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from snficon.fileio import atomic_write_text
+from snficon.fileio import atomic_write_bytes, atomic_write_text
 from snficon.report import figures as figs
 from snficon.report import modes, sweeps, tradeoff
 from snficon.report.compare import Comparison, compare_campaigns, compare_figure, side_by_side
 from snficon.report.data import J_PER_MWH, S_PER_MIN, base_rows, load_results
 from snficon.report.document import (
     Document,
-    atomic_write_bytes,
     csv_bytes,
     markdown_table,
     render,

@@ -16,6 +16,7 @@ it), e.g. ``robin DIR/<id>.yaml`` or ``snficon robin DIR/<id>.yaml``.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import shlex
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from snficon.campaign.config import Campaign
 from snficon.campaign.expand import RunPlan, check_inputs, run_params
 from snficon.campaign.results import option_text
 from snficon.campaign.runs import DECISIONS, PREFIX, run_id, truncate_workload
+from snficon.fileio import atomic_write_text
 from snficon.policy_table import POLICIES
 from snficon.registry import PROJECT_ROOT
 from snficon.robin.files import DEFAULT_TIMEOUTS, RobinFile, write_robin
@@ -102,8 +104,9 @@ def write_campaign_robin(campaign: Campaign, plans: Sequence[RunPlan],
         written.append(write_robin(folder / f"{ident}.yaml", experiment, comment))
         rows.append([f"{ident}.yaml", plan.policy, plan.platform.label, plan.workload.label,
                      changed, " ".join(plan.groups)])
-    with open(folder / "index.csv", "w", newline="", encoding="utf-8") as stream:
-        table = csv.writer(stream)
-        table.writerow(["file", "policy", "platform", "workload", "options", "groups"])
-        table.writerows(rows)
+    stream = io.StringIO()
+    table = csv.writer(stream)
+    table.writerow(["file", "policy", "platform", "workload", "options", "groups"])
+    table.writerows(rows)
+    atomic_write_text(folder / "index.csv", stream.getvalue())
     return written
