@@ -18,7 +18,7 @@ import pandas as pd
 
 from snficon.fileio import atomic_write_bytes, atomic_write_text
 from snficon.report import figures as figs
-from snficon.report import modes, sweeps, tradeoff
+from snficon.report import modes, sweeps, time_limits, tradeoff
 from snficon.report.compare import Comparison, compare_campaigns, compare_figure, side_by_side
 from snficon.report.data import J_PER_MWH, S_PER_MIN, base_rows, load_results
 from snficon.report.document import (
@@ -90,6 +90,7 @@ def _builders(frame: pd.DataFrame, runs_dir: Path
         ("alpha sweep", lambda: sweeps.sweep_plane(frame, "alpha")),
         ("alpha sweep per metric", lambda: sweeps.sweep_metrics(frame, "alpha")),
         ("cross-platform comparison", lambda: tradeoff.cross_platform(frame)),
+        ("time limits", lambda: time_limits.time_limit_figure(frame)),
     ]
 
 
@@ -212,6 +213,20 @@ def _paper_tables(frame: pd.DataFrame, others: dict[str, pd.DataFrame], table) -
             "them; difference = this campaign - paper, in percentage points. The paper's "
             "runs draw each switch-on/off duration from Normal(mean, 10 % of mean); "
             "Batsim's, and this engine's by default, are exact."])
+    limits = time_limits.time_limit_table(frame)
+    if not limits.empty:
+        table("time_limits", "Checkpoint-aware time limits (the time-limits paper's Table 1)",
+              limits, [
+                  "One row per case, scheduler and daemon policy: tail waste (node time after "
+                  "the last checkpoint of jobs killed at their limit; core-s where the "
+                  "workload gives cores per node), total CPU time, jobs completed / timed out "
+                  "(killed at their limit: Batsim reports COMPLETED_KILLED) / cancelled early "
+                  "/ extended, checkpoints reached, node-weighted mean wait (wait x nodes / "
+                  "sum of nodes), and the change of tail waste, CPU time and weighted wait "
+                  "against the Baseline of the same case and scheduler. The paper (Slurm, 20 "
+                  "nodes, 773 PM100 jobs): Baseline 875,520 core-s of tail waste; Early "
+                  "Cancellation -95.1 % and -1.3 % CPU time; Extension -94.8 %; Hybrid -95 % "
+                  "(62 cancelled, 47 extended), weighted wait within 2 % of Baseline."])
     quoted = quoted_table(frame, others)
     if not quoted.empty:
         table("quoted_numbers", "Other numbers of the paper's §VII", quoted, [
