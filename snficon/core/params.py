@@ -201,3 +201,28 @@ class IconParams:
     def ipm(self) -> IpmParams:
         """The parameters of the IPM fallback (Algorithm 1, lines 3-5): the same timeout."""
         return IpmParams(timeout=self.timeout)
+
+
+@dataclass(frozen=True)
+class RlParams:
+    """The learned power manager of RL Budiarjo (:mod:`snficon.rl.power`).
+
+    ``model``: a checkpoint written by ``snficon rl train`` (``model.pt``), or
+    ``untrained``: the network initialised from ``init_seed`` (what the
+    authors' code evaluates, its actor never being trained). ``greedy``: the
+    most likely action (evaluation), else sampled with ``seed``. ``period``:
+    while jobs wait or idle nodes could sleep, be called back this long after
+    an invocation (the authors' decision period ``rl.dt``; 0: only at events),
+    at most ``idle_calls`` times in a row without an event. ``guard``: wake the
+    nodes the first waiting job needs when nothing else would ever start it.
+    ``threads``: PyTorch threads.
+    """
+
+    model: str = option("untrained")
+    init_seed: int = option(0, low=0)
+    greedy: bool = option(True)
+    seed: int = option(0, low=0)
+    period: float = option(3600.0, low=0.0)
+    idle_calls: int = option(24, low=0)
+    guard: bool = option(True)
+    threads: int = option(1, low=1)

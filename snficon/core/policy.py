@@ -15,6 +15,7 @@ share must be addressed by part.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,7 @@ from snficon.core.params import (
     IconParams,
     IpmParams,
     NoParams,
+    RlParams,
     params_from_options,
     unknown_option_error,
 )
@@ -54,6 +56,9 @@ PARTS: dict[str, PartSpec] = {spec.name: spec for spec in (
              "PSAS wake planning and the idle timeout"),
     PartSpec("icon", POWER, "ICON", IconParams, IconPower,
              "SNF-ICON's Markovianity-gated warm-spare controller (Algorithm 1)"),
+    PartSpec("rl", POWER, "RL", RlParams, lambda params, p_sleep: importlib.import_module(
+        "snficon.rl.power").build_rl_power(params, p_sleep),  # PyTorch, only when built
+             "RL Budiarjo's learned power manager (attention actor-critic, snficon.rl)"),
     PartSpec("time-limits", LAYER, "TL", TimeLimitParams, build_time_limits,
              "checkpoint-aware time limits: enforce, early-cancel, extend or hybrid"),
 )}

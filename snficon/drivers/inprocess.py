@@ -52,6 +52,15 @@ class EngineLink:
             self.transcript.record("sched->sim", message)
         self._answer = message
 
+    def amend(self, events: list[dict[str, Any]]) -> None:
+        """Add ``events`` to the answer the engine has not received yet (an answer
+        completed after the scheduler's hook returned, as :mod:`snficon.rl.env` does)."""
+        if self._answer is None:
+            raise RuntimeError("no answer is waiting to be delivered")
+        merged = list(self._answer.get("events", [])) + list(events)
+        self._answer = {**self._answer,
+                        "events": sorted(merged, key=lambda event: event["timestamp"])}
+
     def _deliver(self) -> dict[str, Any] | None:
         answer, self._answer = self._answer, None
         return self.engine.answer(answer)
