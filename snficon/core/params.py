@@ -212,8 +212,10 @@ class RlParams:
     authors' code evaluates, its actor never being trained). ``greedy``: the
     most likely action (evaluation), else sampled with ``seed``. ``period``:
     while jobs wait or idle nodes could sleep, be called back this long after
-    an invocation (the authors' decision period ``rl.dt``; 0: only at events),
-    at most ``idle_calls`` times in a row without an event. ``guard``: wake the
+    an invocation (the authors' decision period ``rl.dt``; 0: only at events);
+    after ``idle_calls`` invocations in a row without an arrival or completion,
+    no more calls, and no switches while no job runs or waits (so a run ends).
+    ``guard``: wake the
     nodes the first waiting job needs when nothing else would ever start it.
     ``threads``: PyTorch threads.
     """

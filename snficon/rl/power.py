@@ -19,8 +19,13 @@ backfilling in the paper's RL Budiarjo; any order of
    deadlocks the run; the authors' code has no such rule, its agent being
    called every ``rl.dt`` whatever happens;
 5. ask to be called back ``period`` seconds later while a node still has a
-   choice and no call is pending (the authors' fixed decision clock, ``rl.dt`` = 3600 s), at most
-   ``idle_calls`` times in a row without another event, so a run ends.
+   choice and no call is pending (the authors' fixed decision clock, ``rl.dt``
+   = 3600 s);
+6. **rest**: after ``idle_calls`` invocations in a row without an arrival or
+   a completion (callbacks and finished switches only), ask for no more calls
+   and, when no job runs or waits, switch nothing. Without it an agent that
+   keeps switching idle nodes on and off after the last job would keep the
+   simulation going for ever (each switch is an event).
 
 :meth:`LearnedPower.observe` and :meth:`LearnedPower.settle` are steps 1-2
 and 3-5: the Gymnasium environment (:mod:`snficon.rl.env`) calls them with
@@ -130,7 +135,7 @@ class LearnedPower:
         self.pending: Pending | None = None
         self.invalid_actions = 0
         self._last: tuple[ClusterView, Decisions] | None = None
-        self._quiet_calls = 0
+        self._quiet = 0
         self._call_s: float | None = None
 
     def observe(self, view: ClusterView, dispatched: Dispatched,
@@ -171,9 +176,13 @@ class LearnedPower:
                 switch_on, switch_off = woken, []
         decisions = Decisions(starts=list(dispatched.starts), switch_on=switch_on,
                               switch_off=switch_off)
-        self._quiet_calls = self._quiet_calls + 1 if view.trigger == Trigger.CALLBACK else 0
+        quiet = view.trigger in (Trigger.CALLBACK, Trigger.TRANSITION)
+        self._quiet = self._quiet + 1 if quiet else 0
+        if self._quiet >= self.params.idle_calls and not (dispatched.waiting or view.running
+                                                          or dispatched.starts):
+            switch_on, switch_off = [], []  # an empty cluster with nothing new: rest
         called = self._call_s is not None and is_future(self._call_s, view.now)
-        if self.params.period > 0 and self._quiet_calls < self.params.idle_calls and not called:
+        if self.params.period > 0 and self._quiet < self.params.idle_calls and not called:
             choice = mask[:, SWITCH_ON] | mask[:, SWITCH_OFF]
             choice[switch_on + switch_off] = False
             if choice.any():

@@ -47,3 +47,23 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+#: A tiny case where the right power decision is obvious: 4 nodes, one-node jobs of
+#: 600 s arriving every 1000 s, so three nodes are never needed (and the fourth is idle
+#: 40 % of the time).
+TINY_JOBS = 12
+
+
+@pytest.fixture
+def tiny_case(tmp_path):
+    """(platform, workload) of the tiny case on the engine tests' 4-node platform."""
+    from snficon.platform.generate import render_platform, write_platform
+    from tests.engine.conftest import TEST_MODEL, write_workload
+
+    platform = write_platform(tmp_path / "p4.xml", render_platform(TEST_MODEL, 4))
+    jobs = [{"id": str(i), "subtime": 1000.0 * i + 100.0, "res": 1, "profile": "d600",
+             "reqtime": 900.0} for i in range(TINY_JOBS)]
+    workload = write_workload(tmp_path / "tiny.json", jobs,
+                              {"d600": {"type": "delay", "delay": 600.0}})
+    return platform, workload
