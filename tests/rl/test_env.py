@@ -139,7 +139,7 @@ def test_the_env_simulates_what_the_policy_runs(tiny_case, tmp_path):
     from snficon.rl.agent import load_actor
 
     platform, workload = tiny_case
-    run = simulate_in_process(platform, [workload], "rlBudiarjo",
+    simulate_in_process(platform, [workload], "rlBudiarjo",
                               {"model": "untrained", "init_seed": 3, "platform": str(platform)},
                               export_prefix=tmp_path / "run" / "out")
     env = PowerManagementEnv(platform, [workload])
@@ -147,6 +147,8 @@ def test_the_env_simulates_what_the_policy_runs(tiny_case, tmp_path):
     run_episode(env, actor)
     stepped = env.outputs().write(tmp_path / "env" / "out")
     assert stepped
+    switches = (tmp_path / "run" / "out_pstate_changes.csv").read_text().splitlines()
+    assert len(switches) > 3  # the actor switched nodes: the comparison is not of idle runs
     for name in ("jobs", "machine_states"):
         assert (tmp_path / "run" / f"out_{name}.csv").read_text() == \
             (tmp_path / "env" / f"out_{name}.csv").read_text()
