@@ -211,12 +211,13 @@ class RlParams:
     ``untrained``: the network initialised from ``init_seed`` (what the
     authors' code evaluates, its actor never being trained). ``greedy``: the
     most likely action (evaluation), else sampled with ``seed``. ``period``:
-    while jobs wait or idle nodes could sleep, be called back this long after
-    an invocation (the authors' decision period ``rl.dt``; 0: only at events);
-    after ``idle_calls`` invocations in a row without an arrival or completion,
-    no more calls, and no switches while no job runs or waits (so a run ends).
-    ``guard``: wake the
-    nodes the first waiting job needs when nothing else would ever start it.
+    the agent decides on its own clock, every ``period`` seconds (the authors'
+    decision period ``rl.dt``; 0: at every invocation); ``every_event``: at
+    every invocation, called back ``period`` after one while a node has a
+    choice. After ``idle_calls`` invocations in a row without an arrival or a
+    completion: no more calls, and no switches while no job runs or waits (so
+    a run ends). ``guard``: wake the nodes the first waiting job needs when
+    nothing else would ever start it.
     ``threads``: PyTorch threads.
     """
 
@@ -225,6 +226,7 @@ class RlParams:
     greedy: bool = option(True)
     seed: int = option(0, low=0)
     period: float = option(3600.0, low=0.0)
+    every_event: bool = option(False)
     idle_calls: int = option(24, low=0)
     guard: bool = option(True)
     threads: int = option(1, low=1)

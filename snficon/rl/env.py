@@ -2,8 +2,11 @@
 
 ``gymnasium.make("snficon/PowerManagement-v0", platform=..., workloads=[...])``
 (:data:`ENV_ID`, registered when this module is imported). One step is one
-scheduler invocation at which some node has a choice (the others are
-answered "keep all" and folded into the step, see ``skip_forced``):
+scheduler invocation where the agent decides and some node has a choice;
+the other invocations are answered "keep all" and folded into the step
+(``skip_forced``). The agent decides on its clock, every ``period`` = 3600 s
+as the authors' agent does, or at every invocation with the option
+``every_event`` (see :mod:`snficon.rl.power`):
 
 - the **dispatch order** (``order``: FCFS with EASY backfilling by default,
   any order of :data:`snficon.core.policy.PARTS`) has started what fits;
@@ -236,7 +239,8 @@ class PowerManagementEnv(gym.Env):
             observation = self.power.observe(admitted, dispatched, self.order)
             self._view, self._dispatched, self._admitted = view, dispatched, admitted
             self._last_observation = observation
-            if self.skip_forced and not decision_nodes(observation.mask).any():
+            forced = not self.power.turn or not decision_nodes(observation.mask).any()
+            if self.skip_forced and forced:
                 _, decisions = self._settle(keep_all(observation))
                 if self.meter is not None and self._steps:
                     self.meter.add(view, decisions)

@@ -10,22 +10,26 @@ backfilling in the paper's RL Budiarjo; any order of
 2. plan the waiting jobs with the order on the release map of requested
    times (SPEC 5, as IPM does) and build the Budiarjo observation
    (:func:`snficon.rl.features.observe`) of the cluster after the starts;
-3. the actor answers one action per node (keep / switch on / switch off);
-   an action the mask forbids is taken as keep;
-4. the **guard** (option ``guard``): when jobs wait and nothing would ever
-   start the first of them -- no node computing or switching, so no event
-   but callbacks will come -- wake the sleeping nodes it lacks (and drop this
+3. the actor answers one action per node (keep / switch on / switch off) --
+   on its own clock, every ``period`` seconds (the authors' ``CALL_RL``
+   every ``rl.dt`` = 3600 s: between two of its decisions no node switches
+   but by the guard), or at every invocation with ``every_event``; an action
+   the mask forbids is taken as keep;
+4. the **guard** (option ``guard``): the nodes the plan gives the first
+   waiting job may not be switched off (masked); and when jobs wait and
+   nothing would ever start the first of them -- no node computing or
+   switching, so no event but callbacks will come -- wake the sleeping nodes it lacks (and drop this
    invocation's switch-offs). Without it an agent that keeps nodes asleep
-   deadlocks the run; the authors' code has no such rule, its agent being
-   called every ``rl.dt`` whatever happens;
-5. ask to be called back ``period`` seconds later while a node still has a
-   choice and no call is pending (the authors' fixed decision clock, ``rl.dt``
-   = 3600 s);
+   leaves the jobs waiting until its next decision (or for ever);
+5. ask to be called back at the clock's next tick (with ``every_event``:
+   ``period`` seconds later while a node still has a choice and no call is
+   pending);
 6. **rest**: after ``idle_calls`` invocations in a row without an arrival or
-   a completion (callbacks and finished switches only), ask for no more calls
-   and, when no job runs or waits, switch nothing. Without it an agent that
-   keeps switching idle nodes on and off after the last job would keep the
-   simulation going for ever (each switch is an event).
+   a completion (callbacks and finished switches only), stop the clock until
+   the next arrival or completion and, when no job runs or waits, switch
+   nothing. Without it an agent that keeps switching idle nodes on and off
+   after the last job would keep the simulation going for ever (each switch
+   is an event).
 
 :meth:`LearnedPower.observe` and :meth:`LearnedPower.settle` are steps 1-2
 and 3-5: the Gymnasium environment (:mod:`snficon.rl.env`) calls them with
@@ -58,6 +62,7 @@ from snficon.rl.features import (
     SWITCH_ON,
     FeatureScales,
     Observation,
+    decision_nodes,
     observe,
     switches,
 )
@@ -83,6 +88,7 @@ class Pending:
     release: np.ndarray
     durations: list[float]
     observation: Observation
+    turn: bool
 
 
 def legal_actions(actions: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int]:
@@ -156,8 +162,23 @@ class LearnedPower:
         durations = [job.req_time_s for job in waiting]
         plan = order.plan(nodes, release, waiting, durations, now)
         observation = observe(power_view(view, dispatched), plan, self.history, self.scales)
-        self.pending = Pending(view, dispatched, plan, release, durations, observation)
+        if self.params.guard and plan:
+            observation.mask[list(plan[0].nodes), SWITCH_OFF] = False  # the head's nodes
+        self.pending = Pending(view, dispatched, plan, release, durations, observation,
+                               self._is_turn(view))
         return observation
+
+    def _is_turn(self, view: ClusterView) -> bool:
+        """Whether the agent acts at this invocation: at every one (``every_event``), else
+        on its clock (the first invocation, a due call, or the first one after a rest)."""
+        if self.params.every_event or self.params.period <= 0:
+            return True
+        return self._call_s is None or not is_future(self._call_s, view.now)
+
+    @property
+    def turn(self) -> bool:
+        """Whether the observed invocation is the agent's to decide (else it keeps)."""
+        return self.pending is not None and self.pending.turn
 
     def settle(self, actions: np.ndarray) -> PowerOutcome:
         """Steps 3-5: the decisions of the pending invocation under per-node ``actions``."""
@@ -167,6 +188,8 @@ class LearnedPower:
         self.pending = None
         view, dispatched = pending.view, pending.dispatched
         mask = pending.observation.mask
+        if not pending.turn:
+            actions = np.full(mask.shape[0], KEEP, dtype=np.int64)
         actions, invalid = legal_actions(actions, mask)
         self.invalid_actions += invalid
         switch_on, switch_off = switches(actions, mask)
@@ -181,13 +204,20 @@ class LearnedPower:
         if self._quiet >= self.params.idle_calls and not (dispatched.waiting or view.running
                                                           or dispatched.starts):
             switch_on, switch_off = [], []  # an empty cluster with nothing new: rest
-        called = self._call_s is not None and is_future(self._call_s, view.now)
-        if self.params.period > 0 and self._quiet < self.params.idle_calls and not called:
-            choice = mask[:, SWITCH_ON] | mask[:, SWITCH_OFF]
-            choice[switch_on + switch_off] = False
-            if choice.any():
+        resting = self._quiet >= self.params.idle_calls
+        if self.params.period > 0:
+            if resting:
+                self._call_s = None  # the clock stops until an arrival or a completion
+            elif self.params.every_event:
+                choice = mask[:, SWITCH_ON] | mask[:, SWITCH_OFF]
+                choice[switch_on + switch_off] = False
+                pending_call = self._call_s is not None and is_future(self._call_s, view.now)
+                if choice.any() and not pending_call:
+                    self._call_s = view.now + self.params.period
+            elif pending.turn:
                 self._call_s = view.now + self.params.period
-                decisions.call_at = [self._call_s]
+        if self._call_s is not None and is_future(self._call_s, view.now):
+            decisions.call_at = [self._call_s]
         decisions.diagnostics = Diagnostics(starts=len(decisions.starts),
                                             wakes=len(switch_on), shutdowns=len(switch_off),
                                             planned_jobs=len(pending.plan))
@@ -201,6 +231,8 @@ class LearnedPower:
         if self.actor is None:
             raise RuntimeError("LearnedPower.decide needs an actor (see build_rl_power)")
         observation = self.observe(view, dispatched, order)
+        if not self.turn or not decision_nodes(observation.mask).any():
+            return self.settle(keep_all(observation))
         return self.settle(self.actor(observation))
 
 
