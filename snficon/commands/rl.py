@@ -42,6 +42,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="dispatch order part (default %(default)s)")
     train.add_argument("--energy-weight", type=float, default=0.5, help="w_E of the reward")
     train.add_argument("--waiting-weight", type=float, default=0.5, help="w_W of the reward")
+    train.add_argument("--period", type=float, default=3600.0,
+                       help="the agent's decision period in s (default %(default)s; use the "
+                            "same --set period=... when running the model)")
+    train.add_argument("--every-event", action="store_true",
+                       help="decide at every invocation, not on the clock")
     train.add_argument("--rollout-steps", type=int, default=32,
                        help="steps per A2C update (default %(default)s)")
     train.add_argument("--learning-rate", type=float, default=1e-4)
@@ -67,7 +72,8 @@ def _train(args: argparse.Namespace) -> int:
     config = TrainConfig(platform=str(args.platform), workloads=tuple(map(str, args.train)),
                          epochs=args.epochs, seed=args.seed, order=args.order,
                          energy_weight=args.energy_weight, waiting_weight=args.waiting_weight,
-                         a2c=a2c, threads=args.threads)
+                         period=args.period, every_event=args.every_event, a2c=a2c,
+                         threads=args.threads)
     stats = train(config, folder, log=lambda text: print(text, file=sys.stderr, flush=True))
     write_summary(folder, stats)
     print(f"model: {folder / 'model.pt'} (log {folder / 'train.csv'})")

@@ -173,7 +173,10 @@ class LearnedPower:
         on its clock (the first invocation, a due call, or the first one after a rest)."""
         if self.params.every_event or self.params.period <= 0:
             return True
-        return self._call_s is None or not is_future(self._call_s, view.now)
+        if self._call_s is None:  # the first invocation, or resting: wait for news
+            quiet = view.trigger in (Trigger.CALLBACK, Trigger.TRANSITION)
+            return not (quiet and self._quiet >= self.params.idle_calls)
+        return not is_future(self._call_s, view.now)
 
     @property
     def turn(self) -> bool:

@@ -60,6 +60,8 @@ class TrainConfig:
     order: str = "fcfs-easy"
     energy_weight: float = 0.5
     waiting_weight: float = 0.5
+    period: float = 3600.0
+    every_event: bool = False
     a2c: A2CConfig = field(default_factory=A2CConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     threads: int = 1
@@ -153,6 +155,8 @@ def train(config: TrainConfig, folder: str | Path,
     folder.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(config.threads)
     env = PowerManagementEnv(config.platform, list(config.workloads), order=config.order,
+                             options={"period": config.period,
+                                      "every_event": config.every_event},
                              energy_weight=config.energy_weight,
                              waiting_weight=config.waiting_weight)
     scales = FeatureScales()
@@ -216,9 +220,9 @@ def _append_log(path: Path, stats: EpochStats) -> None:
 
 
 def evaluate(platform: str | Path, workload: str | Path, actor: Callable,
-             max_steps: int | None = None) -> float:
+             options: dict[str, Any] | None = None, max_steps: int | None = None) -> float:
     """The episode reward of ``actor`` on one workload (for comparisons)."""
-    env = PowerManagementEnv(platform, [workload], max_steps=max_steps)
+    env = PowerManagementEnv(platform, [workload], options=options, max_steps=max_steps)
     obs, _ = env.reset(seed=0)
     while True:
         obs, _, terminated, truncated, _ = env.step(actor(as_observation(obs)))
