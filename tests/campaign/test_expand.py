@@ -31,16 +31,18 @@ class TestPaperCampaign:
         #   alpha sweep:     5 x 4 x 12 values of Fig. 9 (10 ... 20,000)  = 240
         #   cross-platform:  DAS2 FS2 and Markovian on AOBA-64 and Taurus-64, SDSC Blue on
         #                    AOBA-1152 and Taurus-1152 = 6 panels x 6 policies = 36
-        #   grid points: 36 + 480 + 240 + 36 = 792.
+        #   RL Budiarjo:     DAS2 FS1-FS4 and Markovian on AOBA-64 x 2 trained models = 10
+        #   grid points: 36 + 480 + 240 + 36 + 10 = 802.
         # Merged: T_M = 2 h (5 x 4 = 20) and alpha = 5000 (20) are the base runs' Table I
-        # defaults, and the 3 AOBA panels x 6 policies (18) are base runs: 792 - 58 = 734.
-        assert expansion.listed == 792
-        assert len(expansion.plans) == 734
+        # defaults, and the 3 AOBA panels x 6 policies (18) are base runs: 802 - 58 = 744.
+        assert expansion.listed == 802
+        assert len(expansion.plans) == 744
 
     def test_groups(self, expansion):
         members = Counter(group for plan in expansion.plans for group in plan.groups)
         assert members == {"base": 36, "tm-sweep": 480, "alpha-sweep": 240,
-                           "cross-platform": 36}
+                           "cross-platform": 36, "rl-das2-fs1": 2, "rl-das2-fs2": 2,
+                           "rl-das2-fs3": 2, "rl-das2-fs4": 2, "rl-markovian": 2}
 
     def test_sweeps(self, expansion):
         t_m = sorted({plan.options["t_m"] for plan in expansion.plans
