@@ -336,6 +336,13 @@ def direct_objective(x: int, nodes: NodeTable, p_sleep_w, now: float, lam: float
     return Objective(params.alpha * w + params.beta * energy, w, energy)
 
 
+def crossing_change(q: np.ndarray, lo: int, hi: int, b: float, between: list[float],
+                    a: float) -> float:
+    """Drop of d-bar as one delay moves from a down to b past ``between`` = vals[lo:hi]."""
+    points = np.array([b, *between, a])
+    return float(np.dot(q[lo:hi + 1], np.diff(points)))
+
+
 def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
     """d-bar(x) for x = x_min..x_max, moving one delay per step (tail identity above)."""
     m_min, m_max = s.m_min, s.m_max
@@ -352,8 +359,7 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
         if b < a:
             lo, hi = bisect_right(vals, b), bisect_left(vals, a)  # vals[lo:hi] in (b, a)
             if hi - lo > 64:
-                points = np.array([b, *vals[lo:hi], a])
-                change = float(np.dot(q[lo:hi + 1], np.diff(points)))
+                change = crossing_change(q, lo, hi, b, vals[lo:hi], a)
             else:
                 prev = b
                 for n, v in enumerate(vals[lo:hi], start=lo):
