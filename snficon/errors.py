@@ -42,3 +42,15 @@ class DeadlockError(SnficonError):
     """Nothing can happen any more but some jobs never ran."""
 
     exit_code = 5
+
+
+class OutputError(SnficonError):
+    """An output location cannot be written (a file in the way, no permission, read-only)."""
+
+    exit_code = 2
+
+
+class SchedulerCrashError(SnficonError):
+    """The scheduler raised an exception or its process died: the run could not go on."""
+
+    exit_code = 6

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from snficon.core.policy import PARTS, Composition, compose
+from snficon.core.policy import PARTS, Composition, compose, parts_label
 from snficon.errors import InputError
 
 #: Options that choose parts instead of setting a parameter.
@@ -32,7 +32,9 @@ class PolicyEntry:
 
     ``label`` is the paper's name, ``colour`` its colour in every figure,
     ``pybatsim`` the module of ``schedulers/`` that ``pybatsim`` runs it as
-    (with ``preset`` passed as options: variants share their parent's module).
+    (with ``preset`` passed as options: variants share their parent's module);
+    ``marker`` and ``linestyle`` how figures draw it. The table's order is the
+    paper's.
     """
 
     name: str
@@ -44,20 +46,30 @@ class PolicyEntry:
     summary: str
     layers: tuple[str, ...] = ()
     preset: tuple[tuple[str, Any], ...] = ()
+    marker: str = "o"  # its matplotlib marker in scatter figures
+    linestyle: str | tuple = "-"  # its line style in time-series figures
 
-    def composition(self, options: Mapping[str, Any] | None = None) -> Composition:
-        """The checked composition of this policy under ``options`` (presets applied first)."""
-        settings = {**dict(self.preset), **dict(options or {})}
-        order = settings.pop("order", self.order)
-        power = settings.pop("power", self.power)
-        layers = settings.pop("layers", self.layers)
+    def parts(self, options: Mapping[str, Any] | None = None) -> tuple[str, str, tuple[str, ...]]:
+        """(order, power, layers): this policy's parts, or those ``options`` choose."""
+        options = options or {}
+        order = options.get("order", self.order)
+        power = options.get("power", self.power)
+        layers = options.get("layers", self.layers)
         if isinstance(layers, str):  # "a,b" from a campaign file or --set
             layers = [name.strip() for name in layers.split(",") if name.strip()]
         if not isinstance(order, str) or not isinstance(power, str) or not isinstance(
                 layers, list | tuple) or not all(isinstance(x, str) for x in layers):
             raise InputError(f"policy {self.name}: 'order' and 'power' take a part name, "
                              "'layers' a list of part names")
-        return compose(order, power, tuple(layers), settings)
+        return order, power, tuple(layers)
+
+    def composition(self, options: Mapping[str, Any] | None = None) -> Composition:
+        """The checked composition of this policy under ``options`` (presets applied first)."""
+        settings = {**dict(self.preset), **dict(options or {})}
+        order, power, layers = self.parts(settings)
+        for key in COMPOSITION_KEYS:
+            settings.pop(key, None)
+        return compose(order, power, layers, settings)
 
     @property
     def parameters(self) -> tuple[type, ...]:
@@ -67,18 +79,23 @@ class PolicyEntry:
 
 POLICIES: dict[str, PolicyEntry] = {entry.name: entry for entry in (
     PolicyEntry("fcfsbIpm", "FCFS/B+IPM", "#1f77b4", "fcfs-easy", "ipm", "fcfsbIpm",
-                "FCFS with EASY backfilling, PSAS wake planning, IPM idle timeout (PSAS+IPM)"),
+                "FCFS with EASY backfilling, PSAS wake planning, IPM idle timeout (PSAS+IPM)",
+                marker="s"),
     PolicyEntry("snfIpm", "SNF+IPM", "#ff7f0e", "snf", "ipm", "snfIpm",
-                "smallest-need-first dispatch, PSAS wake planning, IPM idle timeout"),
+                "smallest-need-first dispatch, PSAS wake planning, IPM idle timeout",
+                marker="D"),
     PolicyEntry("snficon", "SNF-ICON", "#2ca02c", "snf", "icon", "snficon",
-                "SNF-ICON (the paper's Algorithm 1)"),
+                "SNF-ICON (the paper's Algorithm 1)", marker="o", linestyle="-"),
     PolicyEntry("snficon-ng", "SNF-ICON-NG", "#d62728", "snf", "icon", "snficon",
-                "SNF-ICON without the arrival-recency gate", preset=(("gate", False),)),
+                "SNF-ICON without the arrival-recency gate", preset=(("gate", False),),
+                marker="^", linestyle=(0, (5, 2))),
     PolicyEntry("snficon-nf", "SNF-ICON-NF", "#9467bd", "snf", "icon", "snficon",
-                "SNF-ICON without the Markovianity fallback", preset=(("fallback", False),)),
+                "SNF-ICON without the Markovianity fallback", preset=(("fallback", False),),
+                marker="v", linestyle=(0, (1, 1.5))),
     PolicyEntry("snficon-ngnf", "SNF-ICON-NGNF", "#8c564b", "snf", "icon", "snficon",
                 "SNF-ICON without gate nor fallback",
-                preset=(("gate", False), ("fallback", False))),
+                preset=(("gate", False), ("fallback", False)),
+                marker="X", linestyle=(0, (6, 2, 1, 2))),
 )}
 
 #: The colour of a policy that is not in the table.
@@ -121,10 +138,10 @@ def policy_label(name: str, options: Mapping[str, Any] | None = None) -> str:
     if entry is None:
         return name
     if options and any(key in options for key in COMPOSITION_KEYS):
-        composition = entry.composition(options)
-        if (composition.order, composition.power, composition.layers) != (
-                entry.order, entry.power, entry.layers):
-            return composition.label
+        parts = entry.parts(options)
+        if parts != (entry.order, entry.power, entry.layers):
+            order, power, layers = parts
+            return parts_label((order, power, *layers))
     return entry.label
 
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.engine.conftest import platform4  # noqa: F401 (a fixture for every test)
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
 #: A plain FCFS pybatsim scheduler file that shares no code with the decision core.

@@ -11,8 +11,10 @@ Which policy: the class attribute ``policy_name`` names a row of
 class for a row (``schedulers/NAME.py`` are one line each). Options (pybatsim
 ``-o`` JSON) are the policy's parameters, ``order``/``power``/``layers`` to
 change its parts, plus ``platform``, the platform XML the run uses, from which
-the transition times and powers of the nodes are read (Batsim does not send
-pstate speeds to schedulers), and ``decisions``, a CSV file where the
+the transition times and powers of the nodes are read when its hosts do not
+carry them as properties (Batsim forwards host properties in
+SIMULATION_BEGINS but not pstate speeds; the platforms ``snficon platform
+generate`` writes carry them), and ``decisions``, a CSV file where the
 decision log is written at the end. The options are checked when the class
 is instantiated, before the simulation begins.
 """
@@ -33,7 +35,9 @@ from snficon.core.names import TRIGGER_PRIORITY, Trigger
 from snficon.core.view import ClusterView, Decisions
 from snficon.errors import InputError
 from snficon.intervals import intervals
+from snficon.platform.model import PowerModel
 from snficon.platform.reader import read_platform
+from snficon.platform.resources import POWER_PROPERTIES, power_model_from_resources
 from snficon.policy_table import policy_entry
 
 #: Options of the adapter itself, not of the policy.
@@ -92,17 +96,32 @@ class PolicyScheduler(BatsimScheduler):
     # ------------------------------------------------------------------ hooks
 
     def onSimulationBegins(self) -> None:  # noqa: N802 (pybatsim hook)
-        if self.platform_path is None:
-            raise InputError(f"{type(self).__name__} needs the platform file to know the nodes' "
-                             "transition times: pass -o '{\"platform\": \"FILE.xml\"}'")
-        power = read_platform(self.platform_path).power_model()
-        if len(power.p_idle_w) != self.bs.nb_compute_resources:
-            raise InputError(f"{self.platform_path}: {len(power.p_idle_w)} nodes, but the "
-                             f"simulator has {self.bs.nb_compute_resources}")
+        power = self.power_model()
         self.tracker = ClusterTracker(power)
         self.policy = self.composition.build(power.p_sleep_w)
         self.sleep_pstate = sleep_pstate_of(self.bs.compute_resources[0])
         self._triggers.add(Trigger.INITIAL)
+
+    def power_model(self) -> PowerModel:
+        """The nodes' transition times and powers (paper, section III): from the
+        ``platform`` option when given, else from the host properties Batsim sent in
+        SIMULATION_BEGINS; InputError with the option to add when neither has them."""
+        if self.platform_path is not None:
+            power = read_platform(self.platform_path).power_model()
+            where = str(self.platform_path)
+        else:
+            power = power_model_from_resources(list(self.bs.compute_resources.values()))
+            where = "SIMULATION_BEGINS"
+            if power is None:
+                raise InputError(
+                    f"{type(self).__name__} needs the nodes' transition times and powers: the "
+                    f"platform's hosts carry none of the properties {', '.join(POWER_PROPERTIES)}"
+                    " (platforms written by 'snficon platform generate' do); pass -o "
+                    "'{\"platform\": \"FILE.xml\"}'")
+        if len(power.p_idle_w) != self.bs.nb_compute_resources:
+            raise InputError(f"{where}: {len(power.p_idle_w)} nodes, but the "
+                             f"simulator has {self.bs.nb_compute_resources}")
+        return power
 
     def onJobSubmission(self, job: Job) -> None:  # noqa: N802
         assert self.tracker is not None
@@ -110,13 +129,17 @@ class PolicyScheduler(BatsimScheduler):
             self.bs.reject_jobs([job])
             return
         self.tracker.submit(job.id, job.requested_resources, requested_time(job),
-                            float(job.submit_time))
+                            float(job.submit_time), job.json_dict)
         self._triggers.add(Trigger.ARRIVAL)
 
     def onJobCompletion(self, job: Job) -> None:  # noqa: N802
         assert self.tracker is not None
         self.tracker.complete(job.id, self.bs.time())
         self._triggers.add(Trigger.COMPLETION)
+
+    def onJobsKilled(self, jobs: list[Job]) -> None:  # noqa: N802
+        """A KILL_JOB was carried out: its JOB_COMPLETED (COMPLETED_KILLED) came first and
+        freed the nodes; nothing more to record."""
 
     def onMachinePStateChanged(self, nodes: tuple[int, int], pstate: str) -> None:  # noqa: N802
         assert self.tracker is not None

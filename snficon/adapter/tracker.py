@@ -8,7 +8,9 @@ into a :class:`ClusterView` for the policy.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -56,10 +58,12 @@ class ClusterTracker:
     def size(self) -> int:
         return len(self.state)
 
-    def submit(self, job_id: str, res: int, req_time_s: float, submit_s: float) -> QueuedJob:
-        """A job arrives in the queue (its arrival rank breaks SNF ties)."""
+    def submit(self, job_id: str, res: int, req_time_s: float, submit_s: float,
+               extra: Mapping[str, Any] | None = None) -> QueuedJob:
+        """A job arrives in the queue (its arrival rank breaks SNF ties); ``extra``: its
+        workload fields, as Batsim forwards them."""
         job = QueuedJob(job_id=job_id, res=res, req_time_s=req_time_s, submit_s=submit_s,
-                        order=self._arrivals)
+                        order=self._arrivals, extra=extra if extra is not None else {})
         self._arrivals += 1
         self.queue[job_id] = job
         self._new_arrivals.append(job)

@@ -85,7 +85,7 @@ def metrics_from_outputs(prefix: str | Path) -> RunMetrics:
     jobs = read_jobs(Path(f"{prefix}_jobs.csv"))
     nodes = read_node_count(Path(f"{prefix}_schedule.csv"))
     ran = [job for job in jobs if job.ran]
-    makespan = max((job.finish for job in ran if job.finish is not None), default=0.0)
+    makespan = window_end(ran)
     waits = [job.start - job.submit for job in ran if job.start is not None]
     responses = [job.finish - job.submit for job in ran if job.finish is not None]
     timed = [job for job in ran if job.runtime is not None and job.runtime > ZERO_RUNTIME_S]
@@ -106,11 +106,21 @@ def metrics_from_outputs(prefix: str | Path) -> RunMetrics:
         ee=energy.ee, nodes=nodes)
 
 
+def window_end(ran: list[JobRecord]) -> float:
+    """End of the paper's window [0, last job end]: the ``makespan`` (0 without jobs)."""
+    return max((job.finish for job in ran if job.finish is not None), default=0.0)
+
+
+def metered_jobs(ran: list[JobRecord]) -> list[JobRecord]:
+    """The jobs whose ``consumed_energy`` sums to ``energy_compute`` (the computing part)."""
+    return [job for job in ran if job.energy is not None]
+
+
 def _energy(path: Path, ran: list[JobRecord], makespan: float) -> _Energy:
     """Total, computing and wasted energy from the energy curve and the jobs' energy."""
     curve = read_energy_curve(path)
     total = curve.at(makespan) - curve.at(0.0)
-    compute = math.fsum(job.energy for job in ran if job.energy is not None)
+    compute = math.fsum(job.energy for job in metered_jobs(ran))  # type: ignore[misc]
     return _Energy(total=total, compute=compute, wasted=total - compute,
                    wasted_to_end=curve.end_energy - curve.at(0.0) - compute,
                    ee=_ratio(compute, total))

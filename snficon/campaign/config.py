@@ -21,6 +21,10 @@ a grid (cases x policies x sweep points)::
     policies = ["snficon", "snficon-nf"]
     options = { beta = 1 }                          # fixed scheduler options
     sweep = { alpha = [10, 5000], t_m = { start = 3600, stop = 7200, step = 3600 } }
+    # carbon = { signal = "gb-2023", offsets = 20, seed = 1 }   # see carbon_axis.py
+
+A ``[carbon]`` table names carbon-intensity signals; a group's ``carbon`` key
+adds start alignments to its grid (:mod:`snficon.campaign.carbon_axis`).
 
 Checks that need the policies' parameter sets (an option a policy does not
 have) are made by :mod:`snficon.campaign.expand`, through :meth:`Campaign.error`,
@@ -32,10 +36,11 @@ from __future__ import annotations
 import math
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from snficon.campaign.carbon_axis import CarbonAxis, SignalFile, read_axis, read_signals
 from snficon.campaign.errors import CampaignFileError
 from snficon.campaign.locate import line_of
 from snficon.policy_table import POLICIES
@@ -43,9 +48,9 @@ from snficon.policy_table import POLICIES
 Scalar = bool | int | float | str
 KeyPath = tuple[str | int, ...]
 
-TOP_KEYS = ("name", "description", "platforms", "workloads", "group")
+TOP_KEYS = ("name", "description", "platforms", "workloads", "carbon", "group")
 GROUP_KEYS = ("name", "description", "platforms", "workloads", "cases", "policies",
-              "options", "sweep")
+              "options", "sweep", "carbon", "transition_jitter", "seed")
 RANGE_KEYS = ("start", "stop", "step")
 
 
@@ -70,6 +75,11 @@ class Group:
     policies: tuple[str, ...]
     options: tuple[tuple[str, Scalar], ...]
     sweep: tuple[tuple[str, tuple[Scalar, ...]], ...]
+    carbon: CarbonAxis | None = None  # start alignments of a carbon signal
+    #: Not Batsim's model: switch durations drawn from Normal(mean, jitter x mean) with
+    #: ``seed`` (``snficon run --transition-jitter``); 0 keeps Batsim's fixed durations.
+    transition_jitter: float = 0.0
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,7 @@ class Campaign:
     workloads: dict[str, InputFile]
     groups: tuple[Group, ...]
     text: str
+    signals: dict[str, SignalFile] = field(default_factory=dict)  # the [carbon] table
 
     def error(self, path: KeyPath, message: str) -> CampaignFileError:
         """An error at ``path`` (e.g. ``("group", 1, "sweep", "alpha")``), with its line."""
@@ -118,6 +129,7 @@ def parse_campaign(text: str, source: str, folder: Path) -> Campaign:
     description = reader.string(data, ("description",), default="")
     platforms = reader.inputs(data, "platforms", folder)
     workloads = reader.inputs(data, "workloads", folder)
+    reader.signals = read_signals(reader, data, folder)
     if not isinstance(raw_groups, list) or not raw_groups:
         raise reader.error(("group",), "a campaign needs at least one [[group]] table")
     groups = tuple(reader.group(raw, i, platforms, workloads) for i, raw in enumerate(raw_groups))
@@ -129,7 +141,8 @@ def parse_campaign(text: str, source: str, folder: Path) -> Campaign:
                                f"#{seen[group.name] + 1}")
         seen[group.name] = group.index
     return Campaign(source=source, folder=folder, name=name, description=description,
-                    platforms=platforms, workloads=workloads, groups=groups, text=text)
+                    platforms=platforms, workloads=workloads, groups=groups, text=text,
+                    signals=reader.signals)
 
 
 def describe_key(path: KeyPath, group_names: Sequence[Any] = ()) -> str:
@@ -161,6 +174,7 @@ class _Reader:
 
     def __init__(self, source: str, text: str, group_names: Sequence[Any]) -> None:
         self.source, self.text, self.group_names = source, text, group_names
+        self.signals: dict[str, SignalFile] = {}
 
     def error(self, path: KeyPath, message: str) -> CampaignFileError:
         return _error(self.source, self.text, path, message, self.group_names)
@@ -230,8 +244,30 @@ class _Reader:
             if key in dict(options):
                 raise self.error(path + ("sweep", key),
                                  f"option {key!r} is both fixed (options) and swept")
+        jitter, seed = self.jitter(raw, path)
         return Group(name=name, index=index, cases=cases, policies=policies,
-                     options=options, sweep=sweep)
+                     options=options, sweep=sweep,
+                     carbon=read_axis(self, raw, path, self.signals),
+                     transition_jitter=jitter, seed=seed)
+
+    def jitter(self, raw: dict[str, Any], path: KeyPath) -> tuple[float, int | None]:
+        """``transition_jitter`` (a share of the mean in [0, 1)) and its ``seed``."""
+        jitter = raw.get("transition_jitter", 0.0)
+        if isinstance(jitter, bool) or not isinstance(jitter, int | float) \
+                or not math.isfinite(jitter) or not 0 <= jitter < 1:
+            raise self.error(path + ("transition_jitter",),
+                             f"expected a share of the mean in [0, 1), got {jitter!r}")
+        seed = raw.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                                 or seed < 0):
+            raise self.error(path + ("seed",), f"expected an integer >= 0, got {seed!r}")
+        if jitter and seed is None:
+            raise self.error(path + ("transition_jitter",),
+                             "a transition jitter needs a seed (key 'seed', e.g. 42)")
+        if seed is not None and not jitter:
+            raise self.error(path + ("seed",), "'seed' only seeds transition_jitter, "
+                             "which is not set")
+        return float(jitter), seed
 
     def cases(self, raw: dict[str, Any], path: KeyPath, platforms: dict[str, InputFile],
               workloads: dict[str, InputFile]) -> tuple[tuple[str, str], ...]:

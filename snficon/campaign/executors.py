@@ -6,7 +6,8 @@ folder ``execute`` returned, or with the exception that escaped it (a worker
 that died), in completion order.
 
 Leaving the ``with`` block normally waits for the runs in progress
-(:meth:`Executor.close`); leaving it on Ctrl-C (``KeyboardInterrupt``) stops
+(:meth:`Executor.close`); leaving it on Ctrl-C or SIGTERM (a
+``KeyboardInterrupt``, :mod:`snficon.interrupts`) stops
 at once (:meth:`Executor.abort`): runs not started are dropped and those in
 progress are killed. A killed run leaves only its hidden scratch folder,
 which never counts as done (:mod:`snficon.campaign.runs`).
@@ -34,6 +35,7 @@ from snficon.campaign.errors import ExecutorUnavailableError
 from snficon.campaign.expand import RunSpec
 from snficon.campaign.runs import execute
 from snficon.errors import InputError
+from snficon.interrupts import default_stop_signals_in_child
 
 LOG = logging.getLogger(__name__)
 
@@ -88,7 +90,7 @@ class SerialExecutor(Executor):
 
 
 def _ignore_interrupts() -> None:
-    """Worker start-up: Ctrl-C is the campaign's to handle; it terminates the workers."""
+    """Dask worker start-up: Ctrl-C is the campaign's to handle; it terminates the workers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -98,7 +100,9 @@ class LocalExecutor(Executor):
     On Linux they are forked (nothing to re-import, no ``__main__`` guard
     needed); elsewhere spawned, as fork is unsafe there. The workers ignore
     SIGINT (a terminal's Ctrl-C reaches the whole process group): the
-    campaign process handles it and terminates them (:meth:`abort`).
+    campaign process handles it and terminates them (:meth:`abort`); SIGTERM
+    ends a worker at once (a forked worker would otherwise inherit the
+    campaign's handler, :mod:`snficon.interrupts`).
     """
 
     name = "local"
@@ -108,7 +112,7 @@ class LocalExecutor(Executor):
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         context = multiprocessing.get_context(method)
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                        initializer=_ignore_interrupts)
+                                        initializer=default_stop_signals_in_child)
 
     def run(self, specs: Sequence[RunSpec]) -> Iterator[Outcome]:
         futures: dict[Future[Path], RunSpec] = {self.pool.submit(execute, s): s for s in specs}

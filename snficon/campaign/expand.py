@@ -6,7 +6,9 @@ paper's Table I for SNF-ICON), so that runs asking for the same thing in
 different words (``t_m = 7200`` or nothing) are one run, listed once with
 every group that asked for it. A run's id hashes its parameters: the input
 labels and the SHA-256 of their files, ``jobs``, the policy and the resolved
-options (:func:`snficon.campaign.runs.run_id`).
+options (:func:`snficon.campaign.runs.run_id`), and, for a group with a
+carbon axis, the signal, its SHA-256 and the resolved start instant
+(:mod:`snficon.campaign.carbon_axis`).
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from snficon.campaign.carbon_axis import CarbonPoint, SignalFile, resolve_start
 from snficon.campaign.config import Campaign, Group, InputFile
 from snficon.campaign.errors import MissingInputError
+from snficon.campaign.provenance import Provenance, code_digest, package_version
 from snficon.campaign.runs import run_id
 from snficon.errors import InputError
-from snficon.policy_table import resolved_options
+from snficon.policy_table import COMPOSITION_KEYS, resolved_options
 
 #: Options the campaign sets for each run itself.
 RESERVED_OPTIONS = ("platform", "decisions")
@@ -41,6 +45,15 @@ class RunPlan:
     options: dict[str, Any]  # the policy's full, resolved options
     changed: tuple[tuple[str, Any], ...]  # those that differ from the policy's defaults
     groups: tuple[str, ...]
+    transition_jitter: float = 0.0  # not Batsim's model (Group.transition_jitter)
+    seed: int | None = None
+    carbon: CarbonPoint | None = None  # the carbon signal and start alignment, if any
+
+    @property
+    def inputs(self) -> tuple[InputFile | SignalFile, ...]:
+        """The files the run reads: platform, workload and carbon signal."""
+        signal = (self.carbon.signal,) if self.carbon is not None else ()
+        return (self.platform, self.workload, *signal)
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,9 @@ class RunSpec:
     runs_dir: str
     groups: tuple[str, ...] = ()
     changed: tuple[tuple[str, Any], ...] = ()
+    carbon_path: str | None = None  # the carbon signal file (params["carbon"] says how)
+    #: What the run is made with now (package version, code and input hashes).
+    provenance: Provenance | None = None
 
 
 @dataclass(frozen=True)
@@ -86,36 +102,45 @@ def changed_options(policy: str, options: dict[str, Any]) -> tuple[tuple[str, An
 
 def expand(campaign: Campaign) -> Expansion:
     """Every run of the campaign, in file order, duplicates merged."""
-    merged: dict[tuple[str, str, str, str], RunPlan] = {}
+    merged: dict[tuple[Any, ...], RunPlan] = {}
     listed = 0
     for group in campaign.groups:
         _check_options(campaign, group)
         axes = [values for _, values in group.sweep]
         names = [name for name, _ in group.sweep]
+        alignments = group.carbon.points() if group.carbon is not None else (None,)
         for platform, workload in group.cases:
-            for policy in group.policies:
-                for point in itertools.product(*axes):
-                    settings = {**dict(group.options), **dict(zip(names, point, strict=True))}
-                    try:
-                        options = resolve_options(policy, settings)
-                    except InputError as exc:
-                        raise campaign.error(("group", group.index), f"{exc}") from None
+            for policy, point in itertools.product(group.policies, itertools.product(*axes)):
+                settings = {**dict(group.options), **dict(zip(names, point, strict=True))}
+                try:
+                    options = resolve_options(policy, settings)
+                except InputError as exc:
+                    raise campaign.error(("group", group.index), f"{exc}") from None
+                for carbon in alignments:
                     listed += 1
-                    key = (platform, workload, policy, json.dumps(options, sort_keys=True))
+                    key = (platform, workload, policy, json.dumps(options, sort_keys=True),
+                           carbon, group.transition_jitter, group.seed)
                     plan = merged.get(key)
                     if plan is None:
                         merged[key] = RunPlan(
                             platform=campaign.platforms[platform],
                             workload=campaign.workloads[workload], policy=policy,
                             options=options, changed=changed_options(policy, options),
-                            groups=(group.name,))
+                            groups=(group.name,), carbon=carbon,
+                            transition_jitter=group.transition_jitter,
+                            seed=group.seed)
                     elif group.name not in plan.groups:
                         merged[key] = dataclasses.replace(plan, groups=plan.groups + (group.name,))
     return Expansion(plans=tuple(merged.values()), listed=listed)
 
 
 def _check_options(campaign: Campaign, group: Group) -> None:
-    """Each option alone, for each policy, so that an error names the key at fault."""
+    """Each option alone, for each policy, so that an error names the key at fault.
+
+    An option is checked with the group's composition options (``order``,
+    ``power``, ``layers``), which decide the parts it may belong to.
+    """
+    parts = {key: value for key, value in group.options if key in COMPOSITION_KEYS}
     keyed = [(("options", key), key, (value,)) for key, value in group.options]
     keyed += [(("sweep", key), key, values) for key, values in group.sweep]
     for where, key, values in keyed:
@@ -125,17 +150,17 @@ def _check_options(campaign: Campaign, group: Group) -> None:
         for policy in group.policies:
             for value in values:
                 try:
-                    resolve_options(policy, {key: value})
+                    resolve_options(policy, {**parts, key: value})
                 except InputError as exc:
                     raise campaign.error(path, f"{key} = {value!r} for policy {policy}: "
                                          f"{exc}") from None
 
 
-def missing_inputs(plans: tuple[RunPlan, ...] | list[RunPlan]) -> list[InputFile]:
+def missing_inputs(plans: tuple[RunPlan, ...] | list[RunPlan]) -> list[InputFile | SignalFile]:
     """The inputs the runs use that are not on disk, each once, in order."""
-    seen: dict[Path, InputFile] = {}
+    seen: dict[Path, InputFile | SignalFile] = {}
     for plan in plans:
-        for item in (plan.platform, plan.workload):
+        for item in plan.inputs:
             if item.path not in seen and not item.path.is_file():
                 seen[item.path] = item
     return list(seen.values())
@@ -178,24 +203,61 @@ def file_digest(path: Path, cache: dict[Path, str] | None = None) -> str:
     return text
 
 
-def run_params(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, Any]:
-    """The parameters a run's id hashes (its inputs must exist)."""
-    return {"platform": plan.platform.label,
-            "platform_sha256": file_digest(plan.platform.path, cache),
-            "workload": plan.workload.label,
-            "workload_sha256": file_digest(plan.workload.path, cache),
-            "jobs": plan.workload.jobs, "policy": plan.policy, "options": plan.options}
+def run_params(plan: RunPlan, cache: dict[Path, str] | None = None,
+               shapes: dict[tuple[str, str], tuple[float, float, int]] | None = None
+               ) -> dict[str, Any]:
+    """The parameters a run's id hashes (its inputs must exist); a carbon signal and a
+    transition jitter are among them only when set, so that the other runs keep their
+    ids. ``cache`` memoises file digests, ``shapes`` the carbon signals' first interval,
+    step and size (by digest, :func:`~snficon.campaign.carbon_axis.resolve_start`)."""
+    params = {"platform": plan.platform.label,
+              "platform_sha256": file_digest(plan.platform.path, cache),
+              "workload": plan.workload.label,
+              "workload_sha256": file_digest(plan.workload.path, cache),
+              "jobs": plan.workload.jobs, "policy": plan.policy, "options": plan.options}
+    if plan.carbon is not None:
+        signal = plan.carbon.signal
+        digest = file_digest(signal.path, cache)
+        params["carbon"] = {"signal": signal.label, "signal_sha256": digest,
+                            "start": resolve_start(plan.carbon, {} if shapes is None else shapes,
+                                                   digest),
+                            "wrap": plan.carbon.wrap, "fill": signal.fill}
+    if plan.transition_jitter:
+        params.update(transition_jitter=plan.transition_jitter, seed=plan.seed)
+    return params
 
 
 def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path) -> list[RunSpec]:
     """The runs with their ids, to be executed in ``runs_dir`` (RESULTS/runs)."""
     cache: dict[Path, str] = {}
+    shapes: dict[tuple[str, str], tuple[float, float, int]] = {}
     folder = str(Path(runs_dir).resolve())
-    specs = []
+    specs: dict[str, RunSpec] = {}
+    version, code = package_version(), code_digest()
     for plan in plans:
-        params = run_params(plan, cache)
-        specs.append(RunSpec(run_id=run_id(params), params=params,
-                             platform_path=str(plan.platform.path),
-                             workload_path=str(plan.workload.path), runs_dir=folder,
-                             groups=plan.groups, changed=plan.changed))
-    return specs
+        params = run_params(plan, cache, shapes)
+        ident = run_id(params)
+        if ident in specs:  # e.g. two carbon offsets that fall on the same interval
+            before = specs[ident]
+            groups = before.groups + tuple(g for g in plan.groups if g not in before.groups)
+            specs[ident] = dataclasses.replace(before, groups=groups)
+            continue
+        specs[ident] = RunSpec(
+            run_id=ident, params=params, platform_path=str(plan.platform.path),
+            workload_path=str(plan.workload.path), runs_dir=folder, groups=plan.groups,
+            changed=plan.changed,
+            carbon_path=str(plan.carbon.signal.path) if plan.carbon is not None else None,
+            provenance=Provenance(version, code, input_digests(plan, cache)))
+    return list(specs.values())
+
+
+def input_digests(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, str]:
+    """SHA-256 of each file a run reads, by role: the platform, the workload, the carbon
+    signal and every option whose value names an existing file (``option:NAME``)."""
+    files = {"platform": plan.platform.path, "workload": plan.workload.path}
+    if plan.carbon is not None:
+        files["carbon"] = plan.carbon.signal.path
+    for name, value in plan.options.items():
+        if isinstance(value, str) and value and Path(value).is_file():
+            files[f"option:{name}"] = Path(value)
+    return {role: file_digest(Path(path), cache) for role, path in files.items()}

@@ -5,7 +5,9 @@ that listed the run, ``;``-separated), ``policy``, ``platform``,
 ``workload``, ``workload_jobs`` (empty: the whole workload), the changed
 options (those differing from the policy's defaults, ``options``), then
 every resolved option (one column each, empty where a policy has no such
-option), then the keys of ``metrics.json``, then ``error``. An option whose
+option), then the keys of ``metrics.json``, then ``error``. Runs with a
+carbon signal have ``carbon_signal`` (the campaign's label) and
+``carbon_start`` whatever their status. An option whose
 name is also a metric's is prefixed ``option_``.
 
 ``results.csv`` is always written; ``results.parquet`` too when pyarrow is
@@ -15,17 +17,16 @@ importable. Both are written to a temporary name and renamed.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snficon.campaign.expand import RunSpec
 from snficon.campaign.runs import DONE, FAILED, METRICS, error_summary, run_status
-from snficon.fileio import atomic_write_text
+from snficon.fileio import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:  # pandas costs most of a command's start-up: imported where a table is made
     import pandas as pd
@@ -49,6 +50,9 @@ def results_frame(specs: Sequence[RunSpec]) -> pd.DataFrame:
         metrics: dict[str, Any] = {}
         if status == DONE:
             metrics = json.loads((folder / METRICS).read_text(encoding="utf-8"))
+        carbon = spec.params.get("carbon")
+        if carbon is not None:  # the campaign's label and the alignment, done or not
+            metrics.update(carbon_signal=carbon["signal"], carbon_start=carbon["start"])
         for name in metrics:
             if name not in metric_names:
                 metric_names.append(name)
@@ -121,13 +125,6 @@ def write_results(specs: Sequence[RunSpec], results_dir: str | Path) -> list[Pat
 
 
 def _write_parquet(frame: pd.DataFrame, target: Path) -> Path:
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                         dir=target.parent)
-    os.close(handle)
-    try:
-        frame.to_parquet(temporary, index=False)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return atomic_write_bytes(target, buffer.getvalue())

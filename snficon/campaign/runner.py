@@ -3,15 +3,18 @@
 A run is due while its folder lacks ``metrics.json`` (signac-flow's
 postcondition), so running a campaign again resumes it: finished runs are
 skipped, failed and unfinished ones are tried again. The results table is
-written at the end, also after an interruption: on Ctrl-C the executor drops
-the queued runs and kills those in progress, the table of what is done is
-written and :class:`CampaignInterrupted` (a ``KeyboardInterrupt``) is raised.
+written at the end, also after an interruption: on Ctrl-C or SIGTERM the
+executor drops the queued runs and kills those in progress, the table of what
+is done is written and :class:`CampaignInterrupted` (a ``KeyboardInterrupt``)
+is raised. Signals arriving during that clean-up are ignored
+(:mod:`snficon.interrupts`), so it always completes.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +31,9 @@ from snficon.campaign.runs import (
     error_summary,
     record_failure,
     run_status,
+    stale_of,
 )
+from snficon.interrupts import signal_of
 
 LOG = logging.getLogger(__name__)
 
@@ -56,21 +61,27 @@ class CampaignOutcome:
     done: int = 0
     failed: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    #: Done runs made by other code or inputs, with the reason: run again (or reused).
+    stale: list[tuple[str, str]] = field(default_factory=list)
+    reused_stale: bool = False
     files: list[Path] = field(default_factory=list)
     interrupted: bool = False  # stopped by Ctrl-C: the runs not done are left to a resume
+    signum: int = signal.SIGINT  # the signal that stopped it (SIGINT or SIGTERM)
 
 
 class CampaignInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a campaign; the table of what is done was written.
+    """Ctrl-C or SIGTERM stopped a campaign; the table of what is done was written.
 
     ``outcome.done`` counts the runs this invocation finished (those whose
-    folders were published before the workers were killed).
+    folders were published before the workers were killed); ``signum`` is the
+    signal (:func:`snficon.interrupts.exit_code_of` gives the exit status).
     """
 
     def __init__(self, outcome: CampaignOutcome) -> None:
         super().__init__(f"campaign interrupted: {outcome.skipped + outcome.done} of "
                          f"{outcome.total} runs done")
         self.outcome = outcome
+        self.signum = outcome.signum
 
 
 def statuses(specs: Sequence[RunSpec]) -> dict[str, str]:
@@ -90,9 +101,12 @@ def statuses(specs: Sequence[RunSpec]) -> dict[str, str]:
 def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
                  executor: str = "local", workers: int | None = None,
                  address: str | None = None,
-                 on_progress: Callable[[Progress], None] | None = None) -> CampaignOutcome:
+                 on_progress: Callable[[Progress], None] | None = None,
+                 reuse_stale: bool = False) -> CampaignOutcome:
     """Execute the specs not done yet (in ``results_dir/runs``) and write the results table.
 
+    A done run made by other code or inputs (:func:`~snficon.campaign.runs.stale_of`)
+    is listed in ``outcome.stale`` and run again, or kept with ``reuse_stale``.
     Raises :class:`CampaignInterrupted` on Ctrl-C, once the runs in progress
     are killed and the table is written.
     """
@@ -100,8 +114,15 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
     (results / "runs").mkdir(parents=True, exist_ok=True)
     clean_scratch(results / "runs")
     before = statuses(specs)
-    todo = [spec for spec in specs if before[spec.run_id] != DONE]
-    outcome = CampaignOutcome(total=len(specs), skipped=len(specs) - len(todo))
+    stale = [(spec.run_id, reason) for spec in specs if before[spec.run_id] == DONE
+             for reason in [stale_of(spec, Path(spec.runs_dir) / spec.run_id)] if reason]
+    rerun = set() if reuse_stale else {ident for ident, _ in stale}
+    todo = [spec for spec in specs if before[spec.run_id] != DONE or spec.run_id in rerun]
+    outcome = CampaignOutcome(total=len(specs), skipped=len(specs) - len(todo), stale=stale,
+                              reused_stale=reuse_stale)
+    for ident, reason in stale:
+        LOG.warning("run %s is stale (%s): %s", ident, reason,
+                    "reused (reuse_stale)" if reuse_stale else "running it again")
     started = time.monotonic()
 
     def report(running: int) -> None:
@@ -132,8 +153,9 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
                         outcome.failures.append((spec.run_id, _first_error(folder)))
                     remaining = len(todo) - outcome.done - outcome.failed
                     report(min(pool.workers, remaining))
-    except KeyboardInterrupt:  # the executor has killed the runs in progress
+    except KeyboardInterrupt as stop:  # the executor has killed the runs in progress
         outcome.interrupted = True
+        outcome.signum = signal_of(stop)
     finally:
         outcome.files = write_results(specs, results)
     if outcome.interrupted:

@@ -1,14 +1,17 @@
 """One run's folder: its id, its status, and :func:`execute`, all an executor calls.
 
 ``RESULTS/runs/<id>/`` holds ``params.json`` (the parameters the id hashes),
-Batsim's output files (``out_jobs.csv``, ...), ``decisions.csv`` for the
-paper's policies, ``workload.json`` when the workload was cut to its first
-jobs, and either ``metrics.json`` (done) or ``error.txt`` (failed). The folder
-is filled under a temporary name and renamed when complete, so a run killed
-half-way leaves no folder that counts; the next campaign run does it again.
+``provenance.json`` (the code and input files that made it), Batsim's output
+files (``out_jobs.csv``, ...), ``decisions.csv`` for the paper's policies,
+``workload.json`` when the workload was cut to its first jobs, and either
+``metrics.json`` (done) or ``error.txt`` (failed). The folder is filled under
+a temporary name and renamed when complete, so a run killed half-way leaves
+no folder that counts; the next campaign run does it again.
 A run interrupted in this process (Ctrl-C) removes its scratch folder; one
 whose process was killed leaves it to :func:`clean_scratch`. A published
-done folder is never replaced (by a failure record or a second execution).
+done folder is never replaced (by a failure record or a second execution)
+unless it is stale: made by other code or inputs than the run would be now
+(:mod:`snficon.campaign.provenance`).
 """
 
 from __future__ import annotations
@@ -20,14 +23,22 @@ import shutil
 import socket
 import time
 import traceback
+from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snficon.analysis.carbon import carbon_from_outputs
 from snficon.analysis.decision_log import read_decision_log
 from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
 from snficon.analysis.modes import mode_summary
+from snficon.analysis.time_limits import FieldNames, has_checkpoints, time_limit_metrics
 from snficon.campaign.errors import CorruptedRunError
+from snficon.campaign.provenance import read_provenance, stale_reason, write_provenance
+from snficon.carbon.mapping import MappedSignal
+from snficon.carbon.signal import parse_instant, read_signal
 from snficon.errors import InputError
+from snficon.fileio import atomic_write_text, incomplete_marker, incomplete_reason
 from snficon.policy_table import POLICIES
 
 if TYPE_CHECKING:
@@ -88,15 +99,39 @@ def error_summary(folder: str | Path) -> str:
 
 
 def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: str | Path,
-                      extra: dict[str, Any] | None = None) -> tuple[RunMetrics, dict[str, Any]]:
+                      extra: dict[str, Any] | None = None,
+                      carbon: MappedSignal | None = None,
+                      workloads: Sequence[str | Path] = (),
+                      fields: FieldNames | None = None) -> tuple[RunMetrics, dict[str, Any]]:
     """Metrics of the outputs at ``prefix`` plus SNF-ICON's mode occupancy, written to ``path``.
 
     The mode keys (``icon_time_share``, ``fallback_time_share``,
     ``spare_planning_points``) are added when the decision log exists and
-    logged a mode (SNF-ICON and its variants).
+    logged a mode (SNF-ICON and its variants). With a carbon signal, the
+    emissions (``carbon_total_kg``, ``carbon_compute_kg``,
+    ``carbon_wasted_kg``, :mod:`snficon.analysis.carbon`) are added when the
+    run has an energy file, with ``carbon_signal`` (the file's name) and
+    ``carbon_start`` (the instant of t = 0). Outputs marked unfinished
+    (:func:`snficon.fileio.mark_incomplete`) raise InputError: their metrics
+    would describe part of a run as if it were the whole. The time-limit keys
+    (:class:`~snficon.analysis.time_limits.TimeLimitMetrics`) when a job of
+    ``workloads`` (the run's ``-w`` files) carries checkpoint fields named by
+    ``fields``.
     """
+    reason = incomplete_reason(prefix)
+    if reason is not None:
+        raise InputError(f"{incomplete_marker(prefix)}: the run did not finish ({reason}); "
+                         "no metrics are computed from its output files")
     metrics = metrics_from_outputs(prefix)
     extra = dict(extra or {})
+    if carbon is not None:
+        emissions = carbon_from_outputs(prefix, carbon)
+        if emissions is not None:
+            extra.update(emissions.as_dict(), carbon_signal=Path(carbon.signal.source).name,
+                         carbon_start=carbon.start_text)
+    fields = fields or FieldNames()
+    if workloads and has_checkpoints(workloads, fields):
+        extra.update(asdict(time_limit_metrics(prefix, workloads, fields)))
     log = Path(decisions) if decisions is not None else None
     if log is not None and log.is_file():
         modes = mode_summary(read_decision_log(log), metrics.makespan or 0.0)
@@ -121,25 +156,39 @@ def truncate_workload(source: str | Path, jobs: int, target: str | Path) -> Path
         raise InputError(f"{source}: {total} jobs, fewer than the {jobs} the campaign asks for")
     used = {job.get("profile") for job in kept if isinstance(job, dict)}
     document.update(jobs=kept, profiles={k: v for k, v in profiles.items() if k in used})
-    Path(target).write_text(json.dumps(document) + "\n", encoding="utf-8")
-    return Path(target)
+    return atomic_write_text(target, json.dumps(document) + "\n")
+
+
+def current(spec: RunSpec, folder: str | Path) -> bool:
+    """Whether ``folder`` holds ``spec``'s run done by the code and inputs of now
+    (:mod:`snficon.campaign.provenance`)."""
+    return run_status(folder) == DONE and stale_of(spec, folder) is None
+
+
+def stale_of(spec: RunSpec, folder: str | Path) -> str | None:
+    """Why the done run in ``folder`` was made by other code or inputs than ``spec``'s
+    (None: it was not, or ``spec`` records no provenance)."""
+    if spec.provenance is None:
+        return None
+    return stale_reason(read_provenance(folder), spec.provenance)
 
 
 def execute(spec: RunSpec) -> Path:
-    """Run ``spec`` into ``runs_dir/<id>`` unless done; return the folder.
+    """Run ``spec`` into ``runs_dir/<id>`` unless done by the code of now; return the folder.
 
     A failing simulation is recorded in ``error.txt`` (with the outputs written
-    until the failure) instead of raised, so that a campaign goes on.
+    until the failure) instead of raised, so that a campaign goes on. The
+    folder's ``provenance.json`` records the code and inputs that made it.
     """
     final = Path(spec.runs_dir) / spec.run_id
-    if run_status(final) == DONE:
+    if current(spec, final):
         return final
     work = _scratch(spec, "tmp")
     try:
         _simulate(spec, work)
     except Exception as exc:  # a run's failure is data, not a campaign error
         text = f"{type(exc).__name__}: {exc}".replace("\n", " ")
-        (work / ERROR).write_text(f"{text}\n\n{traceback.format_exc()}", encoding="utf-8")
+        atomic_write_text(work / ERROR, f"{text}\n\n{traceback.format_exc()}")
     except BaseException:  # Ctrl-C or exit: nothing to publish, nothing left behind
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -149,7 +198,7 @@ def execute(spec: RunSpec) -> Path:
 def record_failure(spec: RunSpec, message: str) -> Path:
     """Record a run that died outside :func:`execute` (a killed worker) as failed."""
     work = _scratch(spec, "tmp")
-    (work / ERROR).write_text(message.rstrip("\n") + "\n", encoding="utf-8")
+    atomic_write_text(work / ERROR, message.rstrip("\n") + "\n")
     return _publish(spec, work, Path(spec.runs_dir) / spec.run_id)
 
 
@@ -159,7 +208,9 @@ def _scratch(spec: RunSpec, kind: str) -> Path:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     text = json.dumps(spec.params, sort_keys=True, indent=2, allow_nan=False) + "\n"
-    (work / PARAMS).write_text(text, encoding="utf-8")
+    atomic_write_text(work / PARAMS, text)
+    if spec.provenance is not None:
+        write_provenance(work, spec.provenance)
     return work
 
 
@@ -176,21 +227,35 @@ def _simulate(spec: RunSpec, work: Path) -> None:
     if policy in POLICIES:
         decisions = work / DECISIONS
         options.update(platform=spec.platform_path, decisions=str(decisions))
+    carbon = run_carbon(spec)
+    jitter = {key: spec.params[key] for key in ("transition_jitter", "seed")
+              if key in spec.params}
     started = time.perf_counter()
     simulate_in_process(spec.platform_path, [workload], policy, options,
-                        export_prefix=work / PREFIX)
+                        export_prefix=work / PREFIX, **jitter)
     wall_s = time.perf_counter() - started
-    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s})
+    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s, **jitter},
+                      carbon=carbon, workloads=[workload], fields=FieldNames.from_options(options))
+
+
+def run_carbon(spec: RunSpec) -> MappedSignal | None:
+    """The carbon signal of a run, mapped as its ``params["carbon"]`` says (None without)."""
+    setting = spec.params.get("carbon")
+    if setting is None or spec.carbon_path is None:
+        return None
+    signal = read_signal(spec.carbon_path, setting["fill"])
+    return MappedSignal(signal, parse_instant(setting["start"]), wrap=setting["wrap"])
 
 
 def _publish(spec: RunSpec, work: Path, final: Path) -> Path:
-    """Rename the complete ``work`` folder to ``final``, replacing an earlier failed attempt.
+    """Rename the complete ``work`` folder to ``final``, replacing an earlier failed or stale
+    attempt.
 
-    When ``final`` is already done (another process finished the same run
-    meanwhile, e.g. a Dask worker of an interrupted campaign), ``work`` is
-    dropped and the done folder kept.
+    When ``final`` is already done by the code of now (another process
+    finished the same run meanwhile, e.g. a Dask worker of an interrupted
+    campaign), ``work`` is dropped and the done folder kept.
     """
-    if run_status(final) == DONE:
+    if current(spec, final):
         shutil.rmtree(work, ignore_errors=True)
         return final
     old = None

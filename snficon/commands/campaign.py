@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
-from snficon.campaign.config import read_campaign
+from snficon.campaign.config import Campaign, read_campaign
 from snficon.campaign.executors import EXECUTORS
 from snficon.campaign.expand import (
     Expansion,
@@ -30,6 +31,7 @@ from snficon.campaign.runner import (
 )
 from snficon.campaign.runs import run_id
 from snficon.errors import InputError
+from snficon.fileio import check_output_folder
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -51,6 +53,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--scheduler-address", metavar="ADDR",
                         help="dask: an existing scheduler (e.g. tcp://host:8786) instead of "
                              "a LocalCluster")
+    parser.add_argument("--reuse-stale", action="store_true",
+                        help="keep done runs made by other code or input files (see "
+                             "provenance.json in each run folder) instead of running them "
+                             "again")
     parser.add_argument("--robin", metavar="DIR",
                         help="write one robin experiment file per run in DIR (run them from "
                              "the repository root) instead of running the campaign")
@@ -64,24 +70,19 @@ def campaign(args: argparse.Namespace) -> int:
         dry_run(expansion, Path(args.output) if args.output else None, sys.stdout)
         return 0
     if args.robin:
-        from snficon.robin.campaign import write_campaign_robin
-
-        files = write_campaign_robin(loaded, expansion.plans, args.robin)
-        print(f"campaign {loaded.name}: {len(files)} robin files in {args.robin}/ "
-              f"(index.csv lists them); run one from the repository root with "
-              f"`robin FILE.yaml` or `snficon robin FILE.yaml [--engine embedded]`")
-        return 0
+        return robin_files(loaded, expansion, args.robin)
     if not args.output:
         raise InputError("campaign: give the results folder with -o RESULTS (or use --dry-run)")
+    results = check_output_folder(args.output)
     check_inputs(loaded, expansion.plans)
-    results = Path(args.output)
     specs = make_specs(expansion.plans, results / "runs")
     print(f"campaign {loaded.name}: {len(specs)} runs, results in {results}/")
     line = ProgressLine(sys.stderr)
     started = time.monotonic()
     try:
         outcome = run_campaign(specs, results, executor=args.executor, workers=args.workers,
-                               address=args.scheduler_address, on_progress=line)
+                               address=args.scheduler_address, on_progress=line,
+                               reuse_stale=args.reuse_stale)
     except CampaignInterrupted as stop:
         line.close()
         return interrupted(stop.outcome, time.monotonic() - started)
@@ -89,6 +90,11 @@ def campaign(args: argparse.Namespace) -> int:
         line.close()
     print(f"{outcome.total} runs: {outcome.done} done now, {outcome.skipped} done before, "
           f"{outcome.failed} failed ({duration(time.monotonic() - started)})")
+    if outcome.stale:
+        what = ("kept (--reuse-stale)" if outcome.reused_stale else
+                "run again (--reuse-stale keeps them)")
+        reasons = sorted({reason for _, reason in outcome.stale})
+        print(f"  {len(outcome.stale)} done runs were stale, {what}: {'; '.join(reasons)}")
     for run, error in outcome.failures:
         print(f"  failed {run}: {error} (see {results / 'runs' / run / 'error.txt'})")
     files = ", ".join(str(path) for path in outcome.files)
@@ -97,27 +103,60 @@ def campaign(args: argparse.Namespace) -> int:
     return 1 if outcome.failed else 0
 
 
-#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it; 143 after SIGTERM.
 INTERRUPTED_EXIT = 130
 
 
 def interrupted(outcome: CampaignOutcome, elapsed_s: float) -> int:
-    """Say what an interrupted campaign finished and how to resume it; the exit status."""
+    """Say what an interrupted campaign finished and how to resume it; the exit status.
+
+    The status is 128 + the signal: 130 after Ctrl-C (SIGINT), 143 after SIGTERM.
+    """
     done = outcome.skipped + outcome.done
-    print(f"interrupted: {done} of {outcome.total} runs done ({outcome.done} now, "
+    what = "terminated" if outcome.signum == signal.SIGTERM else "interrupted"
+    print(f"{what}: {done} of {outcome.total} runs done ({outcome.done} now, "
           f"{outcome.skipped} before), {outcome.failed} failed, the runs in progress stopped "
           f"({duration(elapsed_s)})")
     if outcome.files:
         print(f"results of the runs done: {', '.join(str(path) for path in outcome.files)}")
     print("run the same command again to resume: the runs done are skipped, the others run")
-    return INTERRUPTED_EXIT
+    return 128 + outcome.signum
+
+
+def robin_files(loaded: Campaign, expansion: Expansion, folder: str) -> int:
+    """``--robin DIR``: write the robin files of the runs whose inputs exist.
+
+    Writing files simulates nothing, so missing inputs are a warning: their
+    runs get no file (a run's id hashes its input files), the others do.
+    """
+    from snficon.robin.campaign import write_campaign_robin
+
+    check_output_folder(folder)
+    missing = missing_inputs(expansion.plans)
+    absent = {item.path for item in missing}
+    ready = [plan for plan in expansion.plans
+             if plan.platform.path not in absent and plan.workload.path not in absent]
+    if missing:
+        lines = [f"snficon: warning: {len(missing)} input file(s) of {loaded.source} are not "
+                 f"on disk: the {len(expansion.plans) - len(ready)} runs using them get no "
+                 "robin file (a run's id hashes its inputs); make them and run this again:"]
+        for item in missing:
+            lines.append(f"  {item.label}: {shown(item.path)}"
+                         + (f"\n    make it with: {item.make}" if item.make else ""))
+        print("\n".join(lines), file=sys.stderr)
+    files = write_campaign_robin(loaded, ready, folder)
+    print(f"campaign {loaded.name}: {len(files)} robin files in {folder}/ "
+          f"(index.csv lists them); run one from the repository root with "
+          f"`robin FILE.yaml` or `snficon robin FILE.yaml [--engine embedded]`")
+    return 0
 
 
 def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
     """One line per run (id, [status], policy, platform, workload, changed options, groups)."""
     plans = expansion.plans
     missing = {item.path for item in missing_inputs(plans)}
-    ids = [_plan_id(plan, missing) for plan in plans]
+    digests: dict[Path, str] = {}
+    ids = [_plan_id(plan, missing, digests) for plan in plans]
     status: dict[str, str] = {}
     if results is not None:
         known = [plan for plan, run in zip(plans, ids, strict=True) if run]
@@ -132,6 +171,8 @@ def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
         cells += [f"{plan.policy:<{widths[0]}}", f"{plan.platform.label:<{widths[1]}}",
                   f"{_workload(plan):<{widths[2]}}"]
         options = " ".join(f"{key}={option_text(value)}" for key, value in plan.changed)
+        if plan.carbon is not None:
+            options = f"{options}  {plan.carbon.text()}".strip()
         cells.append(f"{options}  [{', '.join(plan.groups)}]" if options
                      else f"[{', '.join(plan.groups)}]")
         out.write("  ".join(cells) + "\n")
@@ -146,13 +187,10 @@ def dry_run(expansion: Expansion, results: Path | None, out: TextIO) -> None:
                                                           if item.make else "") + "\n")
 
 
-def _plan_id(plan: RunPlan, missing: set[Path]) -> str | None:
-    if plan.platform.path in missing or plan.workload.path in missing:
+def _plan_id(plan: RunPlan, missing: set[Path], digests: dict[Path, str]) -> str | None:
+    if any(item.path in missing for item in plan.inputs):
         return None
-    return run_id(run_params(plan, _DIGESTS))
-
-
-_DIGESTS: dict[Path, str] = {}
+    return run_id(run_params(plan, digests))
 
 
 def _workload(plan: RunPlan) -> str:

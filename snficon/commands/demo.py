@@ -13,6 +13,9 @@ import json
 import time
 from pathlib import Path
 
+from snficon.errors import InputError
+from snficon.fileio import check_output_file, check_output_folder
+
 DEFAULT_PLATFORM = Path("platforms/aoba-64.xml")
 DEFAULT_WORKLOAD = Path("workloads/markovian-3000.json")
 DEMO_POLICIES = ("fcfsbIpm", "snfIpm", "snficon")
@@ -72,17 +75,21 @@ def campaign_text(platform: Path, workload: Path, jobs: int | None) -> str:
 
 
 def demo(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    platform, workload = Path(args.platform), Path(args.workload)
+    output = check_output_folder(args.output)
+    for made in (platform, workload):
+        if not made.is_file():
+            check_output_file(made)
+
     from snficon.campaign.config import parse_campaign
     from snficon.campaign.expand import expand, make_specs
     from snficon.campaign.runner import run_campaign
-    from snficon.errors import InputError
     from snficon.report import build_report
     from snficon.report.data import J_PER_MWH, load_results
 
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError("--jobs must be at least 1")
-    started = time.monotonic()
-    platform, workload, output = Path(args.platform), Path(args.workload), Path(args.output)
     for line in ensure_inputs(platform, workload):
         print(f"made {line}")
     loaded = parse_campaign(campaign_text(platform, workload, args.jobs), "demo", Path.cwd())
@@ -97,14 +104,14 @@ def demo(args: argparse.Namespace) -> int:
     frame = load_results(results)
     order = {policy: i for i, policy in enumerate(DEMO_POLICIES)}
     frame = frame.sort_values("policy", key=lambda s: s.map(order))
-    header = (f"{'policy':<12} {'mean wait (min)':>15} {'max wait (h)':>12} "
+    header = (f"{'policy':<12} {'mean wait (min)':>15} {'max wait (min)':>14} "
               f"{'energy (MWh)':>12} {'wasted (MWh)':>12} {'ICON share':>10}")
     print(header)
     print("-" * len(header))
     for _, row in frame.iterrows():
         share = row.get("icon_time_share")
         share_text = f"{100 * share:.1f} %" if share == share and share is not None else "-"
-        print(f"{row['label']:<12} {row['mean_wait'] / 60:>15.2f} {row['max_wait'] / 3600:>12.2f} "
+        print(f"{row['label']:<12} {row['mean_wait'] / 60:>15.2f} {row['max_wait'] / 60:>14.1f} "
               f"{row['energy_total'] / J_PER_MWH:>12.3f} {row['energy_wasted'] / J_PER_MWH:>12.3f}"
               f" {share_text:>10}")
     written = build_report(results, output, title="SNF-ICON demo")

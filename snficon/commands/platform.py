@@ -13,6 +13,7 @@ import argparse
 from dataclasses import replace
 
 from snficon.errors import InputError
+from snficon.fileio import check_output_file
 from snficon.platform.generate import (
     NODE_MODELS,
     NodeModel,
@@ -116,6 +117,7 @@ def parse_group(text: str) -> tuple[int, NodeModel]:
 
 def run_generate(args: argparse.Namespace) -> int:
     """``snficon platform generate``: render the platform and write it atomically."""
+    check_output_file(args.output)
     overrides = {key: getattr(args, key) for key in FIGURES if getattr(args, key) is not None}
     if args.group:
         if args.model or args.nodes is not None or overrides:

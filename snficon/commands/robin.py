@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from snficon.fileio import check_output_folder
 from snficon.robin.files import read_robin
 from snficon.robin.runner import ENGINES, run_robin
 
@@ -28,6 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def robin(args: argparse.Namespace) -> int:
     experiment = read_robin(args.file)
+    check_output_folder(experiment.output_dir)
     outcome = run_robin(experiment, engine=args.engine)
     print(outcome.summary())
     if not outcome.succeeded:

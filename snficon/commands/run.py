@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from snficon.adapter.scheduler import ADAPTER_OPTIONS
+from snficon.analysis.time_limits import FieldNames
 from snficon.campaign.runs import write_run_metrics
+from snficon.carbon.mapping import MappedSignal
+from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
 from snficon.core.parts import LAYER, ORDER, POWER
 from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
-from snficon.errors import InputError
+from snficon.errors import InputError, SnficonError, UnsupportedError
+from snficon.fileio import check_output_file, check_output_folder, incomplete_marker
 from snficon.policy_table import POLICIES, policy_label
 
 
@@ -55,10 +61,47 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", default="out/run", help="output folder")
     parser.add_argument("--engine", choices=("inprocess", "zmq"), default="inprocess",
                         help="inprocess (fast) or zmq (a pybatsim process over loopback)")
+    parser.add_argument("--answer-timeout", type=float, metavar="SECONDS",
+                        help="--engine zmq: give up when the scheduler does not answer a "
+                             "message within this wall-clock time (default: 600)")
     parser.add_argument("--no-energy", action="store_true", help="run without Batsim's -E")
     parser.add_argument("--transcript", action="store_true",
                         help="also write every protocol message (out_transcript.jsonl)")
+    add_carbon_options(parser)
+    parser.add_argument("--transition-jitter", type=float, default=0.0, metavar="FRACTION",
+                        help="NOT Batsim's model: draw every switch-on/off duration from "
+                             "Normal(mean, FRACTION x mean), as the paper authors' simulator "
+                             "does with 0.1 (in-process engine only; needs --seed)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the transition jitter's generator (e.g. 42)")
     parser.set_defaults(func=run)
+
+
+def add_carbon_options(parser: argparse.ArgumentParser) -> None:
+    """``--carbon FILE --carbon-start ISO [--carbon-fill RULE] [--carbon-no-wrap]``."""
+    group = parser.add_argument_group(
+        "carbon", "emissions in metrics.json (carbon_total_kg, carbon_compute_kg, "
+                  "carbon_wasted_kg) from a timestamp_utc,gco2_per_kwh signal")
+    group.add_argument("--carbon", metavar="FILE", help="carbon-intensity signal (CSV)")
+    group.add_argument("--carbon-start", metavar="ISO",
+                       help="the instant of simulated t = 0, e.g. 2023-03-01T00:00Z "
+                            "(default: the signal's first interval)")
+    group.add_argument("--carbon-fill", choices=FILL_RULES, default="linear",
+                       help="how the signal's gaps are filled (default: %(default)s)")
+    group.add_argument("--carbon-no-wrap", action="store_true",
+                       help="refuse a run that outlasts the signal instead of wrapping round")
+
+
+def carbon_of(args: argparse.Namespace) -> MappedSignal | None:
+    """The mapped signal the carbon options name, read and checked (None without --carbon)."""
+    if args.carbon is None:
+        if args.carbon_start is not None:
+            raise InputError("--carbon-start needs --carbon FILE")
+        return None
+    signal = read_signal(args.carbon, args.carbon_fill)
+    start = (signal.first_s if args.carbon_start is None
+             else parse_instant(args.carbon_start, "--carbon-start"))
+    return MappedSignal(signal, start, wrap=not args.carbon_no_wrap)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,19 +113,57 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--{key.rstrip('s')} composes the project's policies; it "
                                  "does not apply to --scheduler FILE.py")
             options[key] = value
-    output = Path(args.output)
+    jitter = {}
+    if args.transition_jitter:
+        if args.engine != "inprocess":
+            raise UnsupportedError("--transition-jitter is outside Batsim's model: the zmq "
+                                   "engine stands for Batsim and refuses it (use --engine "
+                                   "inprocess)")
+        if args.seed is None:
+            raise InputError("--transition-jitter needs --seed (the paper authors use 42)")
+        jitter = {"transition_jitter": args.transition_jitter, "seed": args.seed}
+    elif args.seed is not None:
+        raise InputError("--seed only seeds --transition-jitter, which is not set")
+    output = check_output_folder(args.output)
     if scheduler in POLICIES:
         options.setdefault("platform", str(Path(args.platform).resolve()))
         options.setdefault("decisions", str((output / "decisions.csv").resolve()))
+    if isinstance(options.get("decisions"), str):
+        check_output_file(options["decisions"])
     prefix = output / "out"
+    carbon = carbon_of(args)
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()
-    extra = {"log_dir": output / "log"} if args.engine == "zmq" else {}
-    simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
-             export_prefix=prefix, record=args.transcript, **extra)
+    link: dict[str, Any] = {}
+    if args.engine == "zmq":
+        link["log_dir"] = output / "log"
+        if args.answer_timeout is not None:
+            if not args.answer_timeout > 0:
+                raise InputError(f"--answer-timeout: expected seconds > 0, got "
+                                 f"{args.answer_timeout:g}")
+            link["answer_timeout_s"] = args.answer_timeout
+    elif args.answer_timeout is not None:
+        raise InputError("--answer-timeout applies to --engine zmq (a scheduler in this "
+                         "process cannot be stopped while it decides)")
+    try:
+        simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
+                 export_prefix=prefix, record=args.transcript, **link, **jitter)
+    except SnficonError as exc:
+        if incomplete_marker(prefix).exists():
+            exc.args = (f"{exc}; the output files until then are in {output}/, marked "
+                        f"unfinished ({incomplete_marker(prefix).name})",)
+        raise
+    except KeyboardInterrupt:
+        if incomplete_marker(prefix).exists():
+            print(f"snficon: the output files until the interrupt are in {output}/, marked "
+                  f"unfinished by {incomplete_marker(prefix).name}", file=sys.stderr)
+        raise
     wall = time.perf_counter() - started
-    metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json")
-    shown = policy_label(scheduler, options) if args.scheduler is None else scheduler
+    metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json",
+                                       jitter or None, carbon=carbon, workloads=args.workload,
+                                       fields=FieldNames.from_options(options))
+    policy_options = {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS}
+    shown = policy_label(scheduler, policy_options) if args.scheduler is None else scheduler
     print(f"{shown} on {Path(args.platform).name} with "
           f"{', '.join(Path(w).name for w in args.workload)} ({args.engine})")
     print(f"  jobs: {metrics.jobs} ran, {metrics.jobs_rejected} rejected, "
@@ -92,9 +173,21 @@ def run(args: argparse.Namespace) -> int:
     if metrics.energy_total is not None:
         print(f"  energy to the last job end: {metrics.energy_total / 3.6e9:.3f} MWh, "
               f"wasted {metrics.energy_wasted / 3.6e9:.3f} MWh")
-    if extra:
+    if "carbon_total_kg" in extra:
+        print(f"  carbon to the last job end: {extra['carbon_total_kg'] / 1e3:.3f} t CO2, "
+              f"wasted {extra['carbon_wasted_kg'] / 1e3:.3f} t (from {extra['carbon_start']})")
+    if jitter:
+        print(f"  switch durations drawn from Normal(mean, {args.transition_jitter:g} x mean), "
+              f"seed {args.seed} (not Batsim's model)")
+    if "icon_time_share" in extra:
         print(f"  ICON mode: {100 * float(extra['icon_time_share']):.1f} % of the time, "
               f"{extra['spare_planning_points']} spare-planning points")
+    if "tail_waste_node_s" in extra:
+        print(f"  time limits: {extra['jobs_completed']} completed, {extra['jobs_timeout']} "
+              f"timeout, {extra['jobs_early_cancelled']} early-cancelled, "
+              f"{extra['jobs_extended']} extended; {extra['checkpoints']} checkpoints; tail "
+              f"waste {extra['tail_waste_node_s']:.0f} node-s; weighted mean wait "
+              f"{(extra['weighted_mean_wait'] or 0):.0f} s")
     print(f"  wall time: {wall:.2f} s   outputs: {output}/ (out_*.csv, metrics.json"
           f"{', decisions.csv' if 'decisions' in options else ''})")
     return 0

@@ -103,13 +103,13 @@ def screen_reason(arrival: ScreenResult, service: ScreenResult, params: IconPara
 
 def estimator_state(estimates: est.Estimates, params: IconParams) -> EstimatorState:
     """The estimates the invocation uses (eq. 17-19, App. A eq. 42-45), for the log."""
-    sizes = np.array([r for r, _ in estimates.weights], dtype=float)
-    weights = np.array([w for _, w in estimates.weights])
+    weights = estimates.weights  # (r, w_r) pairs, ascending r, summing to 1 (eq. 19)
+    total = sum(w for _, w in weights)
     return EstimatorState(
         lam=est.arrival_rate(estimates, params), mu=est.service_rate(estimates, params),
         ratio_mean=estimates.m_y, ratio_sigma=est.sigma_y(estimates, params),
-        size_mean=float(np.dot(sizes, weights) / weights.sum()) if len(sizes) else None,
-        size_max=int(sizes.max()) if len(sizes) else None)
+        size_mean=sum(r * w for r, w in weights) / total if weights else None,
+        size_max=weights[-1][0] if weights else None)
 
 
 def spare_choice(spare: SpareResult) -> SpareChoice:

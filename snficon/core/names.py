@@ -39,3 +39,22 @@ MODES = (Mode.ICON, Mode.FALLBACK)
 
 #: IPM's idle timeout Delta_t (s), Table I: an idle node sleeps once idle this long.
 DEFAULT_TIMEOUT_S = 7200.0
+
+
+class CheckpointField:
+    """Workload job fields of the time-limit layer (:mod:`snficon.core.time_limits`).
+
+    The workload generators write them and the metrics read them; the
+    layer's ``tl_*_field`` options rename them. ``LIMIT``: the job's time limit
+    (s; the requested time the scheduler plans with), enforced by the layer
+    (the job itself has ``walltime: -1``). ``INTERVAL``: the checkpoint interval
+    (s) of a checkpointing job (absent: the job does not checkpoint).
+    ``OFFSET``: when the first interval begins after the start (s, default 0):
+    checkpoint k >= 1 falls at start + offset + k x interval. ``CORES``:
+    cores per allocated node, for CPU times in core-seconds.
+    """
+
+    LIMIT = "reqtime"
+    INTERVAL = "checkpoint_interval"
+    OFFSET = "checkpoint_offset"
+    CORES = "cores_per_node"

@@ -21,13 +21,18 @@ from snficon.errors import InputError
 
 
 def option(default: Any, *, low: float | None = None, high: float | None = None,
-           low_open: bool = False, high_open: bool = False) -> Any:
+           low_open: bool = False, high_open: bool = False,
+           choices: tuple[str, ...] | None = None) -> Any:
     """A parameter field with default ``default`` and the allowed range [low, high].
 
     ``low_open``/``high_open`` exclude the bound itself (e.g. a rate > 0).
+    ``choices``: the values a text option (a ``str`` field) may take; a text
+    option without choices takes any non-empty text (e.g. a field name).
     """
+    if choices is not None and default not in choices:
+        raise ValueError(f"default {default!r} is not one of the choices {choices}")
     return field(default=default, metadata={"low": low, "high": high, "low_open": low_open,
-                                            "high_open": high_open})
+                                            "high_open": high_open, "choices": choices})
 
 
 def describe_range(meta: dict[str, Any]) -> str:
@@ -51,8 +56,9 @@ def _in_range(value: float, meta: dict[str, Any]) -> bool:
 
 
 def _kind(cls: Any, spec: dataclasses.Field) -> type:
-    """The value type of a field: bool, int or float (``int | None`` is int)."""
-    hints = {"bool": bool, "int": int, "float": float, "int | None": int, "float | None": float}
+    """The value type of a field: bool, int, float or str (``int | None`` is int)."""
+    hints = {"bool": bool, "int": int, "float": float, "str": str, "int | None": int,
+             "float | None": float}
     annotation = spec.type if isinstance(spec.type, str) else getattr(spec.type, "__name__", "")
     if annotation not in hints:
         raise TypeError(f"{cls.__name__}.{spec.name}: unsupported option type {annotation!r}")
@@ -64,7 +70,9 @@ def check_value(cls: Any, spec: dataclasses.Field, value: Any) -> Any:
 
     Booleans are not numbers, whole-number options take whole numbers only
     (3.0 is 3, 2.5 is refused), numbers are finite unless the range allows
-    infinity, and ``None`` is accepted only where the default is None.
+    infinity, text options take text (one of their ``choices`` when they have
+    some, else any non-empty text), and ``None`` is accepted only where the
+    default is None.
     """
     name = spec.name
     if value is None:
@@ -77,6 +85,8 @@ def check_value(cls: Any, spec: dataclasses.Field, value: Any) -> Any:
         if not isinstance(value, bool):
             raise InputError(f"option {name!r}: {value!r} is not a boolean (true or false)")
         return value
+    if kind is str:
+        return _check_text(name, value, spec.metadata.get("choices"))
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(f"option {name!r}: {value!r} is not a number")
     if kind is int:
@@ -92,6 +102,20 @@ def check_value(cls: Any, spec: dataclasses.Field, value: Any) -> Any:
                                       and meta.get("high") != math.inf):
         rule = describe_range(meta) or "finite"
         raise InputError(f"option {name!r}: {given!r} is out of range (must be {rule})")
+    return value
+
+
+def _check_text(name: str, value: Any, choices: tuple[str, ...] | None) -> str:
+    """A text option's value, or InputError: not text, not one of ``choices``, or empty."""
+    if not isinstance(value, str):
+        allowed = f"one of {', '.join(choices)}" if choices else "text"
+        raise InputError(f"option {name!r}: {value!r} is not text (must be {allowed})")
+    if choices is not None and value not in choices:
+        close = difflib.get_close_matches(value, choices, n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InputError(f"option {name!r}: {value!r} is not one of {', '.join(choices)}{hint}")
+    if choices is None and not value.strip():
+        raise InputError(f"option {name!r}: empty text is not allowed")
     return value
 
 

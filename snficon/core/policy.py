@@ -40,6 +40,7 @@ from snficon.core.parts import (
     PartSpec,
     PowerManager,
 )
+from snficon.core.time_limits import TimeLimitParams, build_time_limits
 from snficon.core.view import ClusterView, Decisions
 from snficon.errors import InputError
 
@@ -53,12 +54,20 @@ PARTS: dict[str, PartSpec] = {spec.name: spec for spec in (
              "PSAS wake planning and the idle timeout"),
     PartSpec("icon", POWER, "ICON", IconParams, IconPower,
              "SNF-ICON's Markovianity-gated warm-spare controller (Algorithm 1)"),
+    PartSpec("time-limits", LAYER, "TL", TimeLimitParams, build_time_limits,
+             "checkpoint-aware time limits: enforce, early-cancel, extend or hybrid"),
 )}
 
 
 def part_names(kind: str) -> list[str]:
     """The names of the parts of one kind (``order``, ``power`` or ``layer``)."""
     return [name for name, spec in PARTS.items() if spec.kind == kind]
+
+
+def parts_label(parts: Sequence[str]) -> str:
+    """The label of a composition from its parts' labels, joined by ``+`` (an unknown
+    part shows its name)."""
+    return "+".join(PARTS[name].label if name in PARTS else name for name in parts)
 
 
 def _part(name: str, kind: str) -> PartSpec:
@@ -102,7 +111,7 @@ class Composition:
     @property
     def label(self) -> str:
         """``ORDER+POWER[+LAYER...]`` from the parts' labels (e.g. ``FCFS/B+ICON``)."""
-        return "+".join(PARTS[name].label for name in self.parts)
+        return parts_label(self.parts)
 
     def build(self, p_sleep_w: np.ndarray) -> Policy:
         """The policy for a run on a platform with per-node sleep power ``p_sleep_w`` (W)."""

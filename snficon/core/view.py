@@ -11,8 +11,10 @@ field.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +76,9 @@ class QueuedJob:
     """A waiting job (Definition 2): id z_j, requested nodes r_j, requested time tau_j.
 
     ``order`` is the job's rank of arrival (ids are assigned in arrival order
-    in the paper); it breaks the last ties of the SNF key (eq. 4).
+    in the paper); it breaks the last ties of the SNF key (eq. 4). ``extra``
+    holds the job's other workload fields (Batsim forwards them), read by
+    layers: checkpoints and time limits, deadlines (read-only by convention).
     """
 
     job_id: str
@@ -82,6 +86,7 @@ class QueuedJob:
     req_time_s: float
     submit_s: float
     order: int
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,13 @@ from snficon.drivers.session import build_engine
 from snficon.drivers.transcript import Transcript
 from snficon.drivers.zmq_link import DEFAULT_ENDPOINT, run_over_zmq
 from snficon.errors import SnficonError
+from snficon.fileio import (
+    check_output_file,
+    check_output_prefix,
+    clear_incomplete,
+    mark_incomplete,
+)
+from snficon.interrupts import describe, exit_code_of, stop_signals_raise
 
 #: Batsim 4 options this engine refuses: flag -> number of values it takes.
 UNSUPPORTED_FLAGS: dict[str, int] = {
@@ -63,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "this wall-clock time (default: %(default)s)")
     parser.add_argument("--transcript", metavar="FILE",
                         help="also write every protocol message to FILE (JSON lines)")
+    parser.add_argument("--transition-jitter", help=argparse.SUPPRESS)
     for flag, nargs in UNSUPPORTED_FLAGS.items():
         if nargs:
             parser.add_argument(flag, nargs=nargs, action="append", help=argparse.SUPPRESS)
@@ -83,6 +91,9 @@ def _refuse_unsupported(parser: argparse.ArgumentParser, args: argparse.Namespac
     if used:
         parser.error(f"Batsim option(s) {', '.join(sorted(set(used)))} are not supported by "
                      "the embedded engine; run the real batsim for them")
+    if args.transition_jitter is not None:
+        parser.error("--transition-jitter is not Batsim's model and snficon-batsim stands for "
+                     "Batsim: it is refused here (use `snficon run --transition-jitter ...`)")
     if args.master_host != "master_host":
         parser.error("--master-host: only 'master_host' is supported by the embedded engine")
     if args.mmax != 0:
@@ -97,27 +108,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="snficon-batsim: %(message)s")
     log = logging.getLogger("snficon.batsim")
+    with stop_signals_raise():
+        return _simulate(args, log)
+
+
+def _simulate(args: argparse.Namespace, log: logging.Logger) -> int:
+    """Run the simulation; write the outputs (marked unfinished if it stopped early)."""
     engine = None
     transcript = Transcript() if args.transcript else None
+    stopped = "an unexpected error (see the traceback)"
     try:
+        check_output_prefix(args.export)
+        if args.transcript:
+            check_output_file(args.transcript)
         engine = build_engine(args.platform, args.workload, energy=args.energy)
         log.info("connecting to the scheduler at %s", args.socket_endpoint)
         run_over_zmq(engine, args.socket_endpoint, answer_timeout_s=args.answer_timeout,
                      transcript=transcript)
         log.info("simulation finished at t=%s", engine.now)
+        stopped = ""
         return 0
     except SnficonError as exc:
+        stopped = f"{type(exc).__name__}: {exc}"
         print(f"snficon-batsim: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("snficon-batsim: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        stopped = f"{describe(stop)} by a signal"
+        print(f"snficon-batsim: {describe(stop)}", file=sys.stderr)
+        return exit_code_of(stop)
     finally:
         if engine is not None:
             tables = engine.outputs()
             if args.disable_machine_state_tracing:
                 tables.machine_states.clear()
             files = tables.write(args.export)
+            if stopped:
+                mark_incomplete(args.export, f"stopped at t={engine.now:g}: {stopped}")
+            else:
+                clear_incomplete(args.export)
             if transcript is not None:
                 transcript.write(args.transcript)
             log.info("wrote %s", ", ".join(str(f) for f in files))

@@ -2,7 +2,12 @@
 
 Both paths run the same :class:`BatsimEngine`; only the transport differs.
 Output files are written even when the run stops on an error (a protocol
-violation, a dead scheduler), so that what happened until then is kept.
+violation, a crashed or dead scheduler, Ctrl-C or SIGTERM), so that what
+happened until then is kept; they are then marked ``PREFIX_INCOMPLETE.txt``
+(:func:`snficon.fileio.mark_incomplete`). A scheduler that raises an
+exception (in-process) or whose process dies (pybatsim) ends the run with
+:class:`SchedulerCrashError`, which names the scheduler, the exception and,
+for a process, the log file holding its traceback.
 """
 
 from __future__ import annotations
@@ -12,18 +17,21 @@ import os
 import socket
 import subprocess
 import sys
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snficon.drivers.inprocess import run_in_process
+from snficon.drivers.inprocess import EngineLink, run_in_process
 from snficon.drivers.transcript import Transcript
 from snficon.drivers.zmq_link import run_over_zmq
+from snficon.engine.jitter import TransitionJitter
 from snficon.engine.outputs import OutputTables
 from snficon.engine.simulator import BatsimEngine
-from snficon.errors import SchedulerTimeoutError
-from snficon.platform.reader import read_platform
+from snficon.errors import InputError, SchedulerCrashError, SchedulerTimeoutError, SnficonError
+from snficon.fileio import clear_incomplete, mark_incomplete
+from snficon.platform.reader import read_platform, warn_hosts_without_energy
 from snficon.registry import PROJECT_ROOT, load_scheduler
 from snficon.workload.reader import read_workload
 
@@ -42,36 +50,104 @@ class SimulationResult:
 
 
 def build_engine(platform: str | Path, workloads: Sequence[str | Path], *,
-                 energy: bool = True) -> BatsimEngine:
-    """Load the inputs (validating them) and make an engine at time 0."""
+                 energy: bool = True, transition_jitter: float = 0.0,
+                 seed: int | None = None) -> BatsimEngine:
+    """Load the inputs (validating them) and make an engine at time 0.
+
+    ``transition_jitter`` > 0 draws switch durations from Normal(mean, jitter x
+    mean) with ``seed`` (:mod:`snficon.engine.jitter`; not Batsim's model).
+    """
     loaded_platform = read_platform(platform)
+    if energy:
+        warn_hosts_without_energy(loaded_platform)
     loaded = [read_workload(path) for path in workloads]
     labels = [str(Path(path).resolve()) for path in workloads]
-    return BatsimEngine(loaded_platform, loaded, energy=energy, workload_labels=labels)
+    jitter = None
+    if transition_jitter:
+        if seed is None:
+            raise InputError("a transition jitter needs a seed (e.g. --seed 42)")
+        jitter = TransitionJitter(transition_jitter, seed)
+    return BatsimEngine(loaded_platform, loaded, energy=energy, workload_labels=labels,
+                        transition_jitter=jitter)
 
 
 def _write_outputs(engine: BatsimEngine, prefix: str | Path | None,
-                   transcript: Transcript | None, result: SimulationResult) -> None:
+                   transcript: Transcript | None, result: SimulationResult,
+                   stopped: BaseException | None = None) -> None:
+    """Write the output files; mark them unfinished when ``stopped`` ended the run early."""
     if prefix is None:
         return
     result.files = engine.outputs().write(prefix)
     if transcript is not None:
         result.files.append(transcript.write(f"{prefix}_transcript.jsonl"))
+    if stopped is None:
+        clear_incomplete(prefix)
+    else:
+        why = str(stopped).splitlines()[0] if str(stopped) else ""
+        mark_incomplete(prefix, f"stopped at t={engine.now:g} by {type(stopped).__name__}"
+                                + (f": {why}" if why else ""))
+
+
+def _raised_by_engine(exc: BaseException) -> bool:
+    """Whether ``exc`` rose on the engine's side of the link (a bug there), not the scheduler's.
+
+    pybatsim calls the scheduler's hooks itself and reaches the engine only
+    through :class:`EngineLink`'s methods, so a traceback through one of them
+    comes from the engine.
+    """
+    link_file = sys.modules[EngineLink.__module__].__file__
+    return any(frame.filename == link_file and frame.name in _LINK_METHODS
+               for frame in traceback.extract_tb(exc.__traceback__))
+
+
+_LINK_METHODS = frozenset(("recv", "send", "_deliver", "finish"))
+
+
+def scheduler_crash(scheduler: str, now: float, exc: BaseException) -> SchedulerCrashError:
+    """A one-line error naming the scheduler, the time and the exception (and where it rose)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" in {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return SchedulerCrashError(f"the scheduler {scheduler} crashed at t={now:g}: "
+                               f"{type(exc).__name__}{': ' + text if text else ''}{where}")
 
 
 def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], scheduler: str,
                         options: dict[str, Any] | None = None, *, energy: bool = True,
                         export_prefix: str | Path | None = None,
-                        record: bool = False) -> SimulationResult:
-    """Run the scheduler (policy name or pybatsim ``.py`` file) in this process."""
-    engine = build_engine(platform, workloads, energy=energy)
+                        record: bool = False,
+                        transcript: Transcript | None = None,
+                        transition_jitter: float = 0.0,
+                        seed: int | None = None) -> SimulationResult:
+    """Run the scheduler (policy name or pybatsim ``.py`` file) in this process.
+
+    ``record`` keeps the messages in a new transcript; or pass ``transcript``,
+    which then holds them even when the run stops on an error.
+    ``transition_jitter`` and ``seed``: see :func:`build_engine`.
+    """
+    engine = build_engine(platform, workloads, energy=energy,
+                          transition_jitter=transition_jitter, seed=seed)
     instance = load_scheduler(scheduler, options)
-    transcript = Transcript() if record else None
+    if transcript is None and record:
+        transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
+    stopped: BaseException | None = None
     try:
         run_in_process(engine, instance, transcript)
+    except SnficonError as exc:
+        stopped = exc
+        raise
+    except Exception as exc:
+        if _raised_by_engine(exc):
+            stopped = exc
+            raise
+        stopped = scheduler_crash(scheduler, engine.now, exc)
+        raise stopped from exc
+    except BaseException as exc:  # Ctrl-C, SIGTERM
+        stopped = exc
+        raise
     finally:
-        _write_outputs(engine, export_prefix, transcript, result)
+        _write_outputs(engine, export_prefix, transcript, result, stopped)
     return result
 
 
@@ -92,8 +168,10 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
                            scheduler: str, options: dict[str, Any] | None = None, *,
                            energy: bool = True, export_prefix: str | Path | None = None,
                            record: bool = False, answer_timeout_s: float = 600.0,
-                           log_dir: str | Path | None = None) -> SimulationResult:
-    """Run the scheduler as a separate ``pybatsim`` process, over ZeroMQ on loopback."""
+                           log_dir: str | Path | None = None,
+                           transcript: Transcript | None = None) -> SimulationResult:
+    """Run the scheduler as a separate ``pybatsim`` process, over ZeroMQ on loopback
+    (``record``/``transcript`` as for :func:`simulate_in_process`)."""
     engine = build_engine(platform, workloads, energy=energy)
     port = free_loopback_port()
     env = dict(os.environ)
@@ -107,20 +185,35 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
     process = subprocess.Popen(
         pybatsim_command(scheduler, options, f"tcp://127.0.0.1:{port}"),
         env=env, stdout=out, stderr=err, text=True)
-    transcript = Transcript() if record else None
+    if transcript is None and record:
+        transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
+    stopped: BaseException | None = None
     try:
         run_over_zmq(engine, f"tcp://127.0.0.1:{port}", answer_timeout_s=answer_timeout_s,
                      transcript=transcript, peer_alive=lambda: process.poll() is None)
     except SchedulerTimeoutError as exc:
-        detail = ""
-        if process.poll() is not None and not logs and process.stderr is not None:
-            detail = "\n" + process.stderr.read()[-2000:]
-        raise SchedulerTimeoutError(f"{exc}{detail}") from None
+        if process.poll() is None:
+            stopped = exc
+            raise
+        if logs:
+            detail = f"; its traceback is in {logs / 'sched.err.log'}"
+        else:
+            detail = ("; its last output:\n" + process.stderr.read()[-2000:]
+                      if process.stderr is not None else "")
+        what = str(exc).removeprefix("the scheduler process ")
+        stopped = SchedulerCrashError(f"the scheduler {scheduler} crashed: its pybatsim process "
+                                      f"(exit status {process.returncode}) {what}{detail}")
+        raise stopped from None
+    except BaseException as exc:  # a protocol error, Ctrl-C, SIGTERM
+        stopped = exc
+        raise
     finally:
-        _write_outputs(engine, export_prefix, transcript, result)
+        if stopped is not None and process.poll() is None:
+            process.terminate()  # it waits for a message that will not come
+        _write_outputs(engine, export_prefix, transcript, result, stopped)
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=10 if stopped is None else 2)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

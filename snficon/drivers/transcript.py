@@ -28,6 +28,14 @@ class Transcript:
         """Keep a copy of ``message`` (the scheduler may mutate what it received)."""
         self.entries.append((direction, copy.deepcopy(message)))
 
+    def record_text(self, direction: str, text: str) -> None:
+        """Keep a message received as text (decoded; unreadable text kept as a string)."""
+        try:
+            message = json.loads(text)
+        except json.JSONDecodeError:
+            message = {"unreadable": text}
+        self.entries.append((direction, message))
+
     def write(self, path: str | Path) -> Path:
         lines = [json.dumps({"dir": d, "msg": m}) for d, m in self.entries]
         return atomic_write_text(path, "\n".join(lines) + "\n")

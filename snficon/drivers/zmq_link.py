@@ -1,14 +1,15 @@
 """Drive a scheduler process over ZeroMQ, as the ``batsim`` process does.
 
 The engine connects a REQ socket to the scheduler's REP socket (pybatsim binds
-``tcp://*:28000`` by default) and exchanges one JSON message per step. A
-scheduler that dies or stops answering is detected by a timeout on each
+``tcp://*:28000`` by default) and exchanges one JSON message per step: the
+engine's own text of each message (Batsim's six-decimal numbers) and the
+scheduler's answer text, which the engine reads with Batsim's number parser.
+A scheduler that dies or stops answering is detected by a timeout on each
 answer: the run stops with :class:`SchedulerTimeoutError` instead of hanging.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +18,7 @@ import zmq
 
 from snficon.drivers.transcript import Transcript
 from snficon.engine.simulator import BatsimEngine
-from snficon.errors import ProtocolError, SchedulerTimeoutError
+from snficon.errors import SchedulerTimeoutError
 
 DEFAULT_ENDPOINT = "tcp://localhost:28000"
 
@@ -44,19 +45,14 @@ def run_over_zmq(engine: BatsimEngine, endpoint: str = DEFAULT_ENDPOINT, *,
         while message is not None:
             if transcript is not None:
                 transcript.record("sim->sched", message)
-            socket.send_string(json.dumps(message))
+            socket.send_string(engine.message_text())
             sent_at = time.perf_counter()
             _wait_for_answer(poller, message, endpoint, answer_timeout_s, peer_alive)
             raw = socket.recv_string()
             engine.add_scheduling_time(time.perf_counter() - sent_at)
-            try:
-                answer = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ProtocolError(f"at t={message['now']}: the scheduler's answer is not "
-                                    f"JSON ({exc.msg}): {raw[:200]!r}") from None
             if transcript is not None:
-                transcript.record("sched->sim", answer)
-            message = engine.answer(answer)
+                transcript.record_text("sched->sim", raw)
+            message = engine.answer_text(raw)
     finally:
         socket.close(linger=0)
         context.term()

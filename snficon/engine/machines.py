@@ -1,19 +1,17 @@
-"""Machine states, pstates and energy of the simulated hosts.
+"""Machine states, pstates, power and energy of the simulated hosts.
 
-The five machine states are Batsim's. Energy is integrated exactly: the total
-power is piecewise constant, so the running total advances by power x elapsed
+The five machine states are Batsim's (``Machine::update_machine_state``), with
+the time spent in each. A host draws the full-load wattage of its pstate while
+an execution with work to do runs on it, the idle wattage otherwise (SimGrid's
+energy plugin, ``HostEnergy::get_current_watts_value``: a ``delay`` job sleeps
+and leaves its hosts idle). Energy is integrated exactly, per host and in
+total: power is piecewise constant, so each total advances by power x elapsed
 time at every change. ``wattmin`` (a column of ``out_consumed_energy.csv``) is
 the sum over hosts of the idle wattage of their current pstate.
-
-Pstate switches (``SET_RESOURCE_STATE``) are checked, started and ended here
-too: as in Batsim (``pstate.cpp``, one actor per machine), each machine goes
-through the virtual transition pstate of its sleep state for its own
-transition time; the request is acknowledged when its last machine is done.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
@@ -35,19 +33,6 @@ class MachineState(IntEnum):
         return self.name.lower()
 
 
-@dataclass
-class SwitchRequest:
-    """One ``SET_RESOURCE_STATE``: acknowledged when its last machine has switched.
-
-    ``waiting`` counts the machines of the request still in transition.
-    """
-
-    alloc_text: str
-    target_pstate: int
-    sleeping: bool
-    waiting: int
-
-
 class Machines:
     """State, pstate and power of every compute host, with exact energy totals."""
 
@@ -59,15 +44,22 @@ class Machines:
         self.watt_idle = np.zeros((n, width))
         self.watt_busy = np.zeros((n, width))
         self.speed = np.ones((n, width))
+        #: Per node and pstate: whether jobs can run in it (not a sleep nor a virtual pstate).
+        self.computes = np.zeros((n, width), dtype=bool)
         for host in platform.hosts:
             for index, pstate in enumerate(host.pstates):
                 self.watt_idle[host.id, index] = pstate.watt_idle
                 self.watt_busy[host.id, index] = pstate.watt_busy
                 self.speed[host.id, index] = pstate.speed_flops
+                self.computes[host.id, index] = host.is_computation_pstate(index)
         self.state = np.full(n, MachineState.IDLE, dtype=np.int8)
         self.pstate = np.array([h.initial_pstate for h in platform.hosts], dtype=np.int64)
         self.since = np.zeros(n)
-        self.power_w = np.array([h.pstates[h.initial_pstate].watt_idle for h in platform.hosts])
+        #: Executions with work to do running on each host (they make it draw full load).
+        self.loaded = np.zeros(n, dtype=np.int64)
+        self.power_w = self.watt_idle[np.arange(n), self.pstate].copy()
+        self.host_energy_j = np.zeros(n)
+        self.host_energy_time = np.zeros(n)
         self.counts = np.zeros(len(MachineState), dtype=np.int64)
         self.counts[MachineState.IDLE] = n
         self.time_in_state = np.zeros(len(MachineState))
@@ -76,54 +68,95 @@ class Machines:
         self._power_total_w = float(self.power_w.sum())
         self._wattmin_w = float(self.power_w.sum())
 
+    # ------------------------------------------------------------------ energy
+
     def energy_at(self, now: float) -> float:
         """Energy consumed by all compute hosts from time 0 to ``now`` (J)."""
         return self._energy_j + self._power_total_w * (now - self._energy_time)
+
+    def energy_of(self, nodes: np.ndarray, now: float) -> float:
+        """Energy consumed by ``nodes`` from time 0 to ``now`` (J)."""
+        return float((self.host_energy_j[nodes]
+                      + self.power_w[nodes] * (now - self.host_energy_time[nodes])).sum())
 
     @property
     def wattmin(self) -> float:
         return self._wattmin_w
 
-    def _advance_energy(self, now: float) -> None:
+    def _set_power(self, now: float, nodes: np.ndarray, new) -> None:
+        if len(nodes) == 1:  # a switch: the same arithmetic on scalars, faster
+            node = int(nodes[0])
+            value = float(new[0])
+            self._energy_j += self._power_total_w * (now - self._energy_time)
+            self._energy_time = now
+            old = float(self.power_w[node])
+            self.host_energy_j[node] += old * (now - float(self.host_energy_time[node]))
+            self.host_energy_time[node] = now
+            self._power_total_w += value - old
+            self.power_w[node] = value
+            return
         self._energy_j = self.energy_at(now)
         self._energy_time = now
-
-    def set_power(self, now: float, nodes: np.ndarray, power_w: np.ndarray | float) -> None:
-        """Change the power drawn by ``nodes`` from ``now`` on."""
-        self._advance_energy(now)
-        new = power_w if isinstance(power_w, np.ndarray) and power_w.shape == nodes.shape \
-            else np.broadcast_to(np.asarray(power_w, dtype=float), nodes.shape)
-        self._power_total_w += float((new - self.power_w[nodes]).sum())
+        old = self.power_w[nodes]
+        self.host_energy_j[nodes] += old * (now - self.host_energy_time[nodes])
+        self.host_energy_time[nodes] = now
+        self._power_total_w += float((new - old).sum())
         self.power_w[nodes] = new
 
-    def idle_power(self, nodes: np.ndarray) -> np.ndarray:
-        """Idle wattage of ``nodes`` in their current pstate (W)."""
-        return self.watt_idle[nodes, self.pstate[nodes]]
+    def _refresh_power(self, now: float, nodes: np.ndarray) -> None:
+        if len(nodes) == 1:  # a switch: same values without array temporaries
+            node = int(nodes[0])
+            pstate = int(self.pstate[node])
+            table = self.watt_busy if self.loaded[node] > 0 else self.watt_idle
+            self._set_power(now, nodes, (float(table[node, pstate]),))
+            return
+        pstates = self.pstate[nodes]
+        new = np.where(self.loaded[nodes] > 0, self.watt_busy[nodes, pstates],
+                       self.watt_idle[nodes, pstates])
+        self._set_power(now, nodes, new)
 
-    def busy_power(self, nodes: np.ndarray) -> np.ndarray:
-        """Full-load wattage of ``nodes`` in their current pstate (W)."""
-        return self.watt_busy[nodes, self.pstate[nodes]]
+    def change_load(self, now: float, nodes: np.ndarray, delta: int) -> None:
+        """An execution with work starts (+1) or stops (-1) on ``nodes``."""
+        self.loaded[nodes] += delta
+        self._refresh_power(now, nodes)
 
-    def set_pstate(self, nodes: np.ndarray, pstate: int) -> None:
-        """Record the pstate of ``nodes`` (its idle wattage enters ``wattmin``)."""
+    def set_pstate(self, now: float, nodes: np.ndarray, pstate: int) -> None:
+        """``Host::set_pstate`` on ``nodes``: speed, wattages and ``wattmin`` follow."""
+        if len(nodes) == 1:
+            node = int(nodes[0])
+            self._wattmin_w += float(self.watt_idle[node, pstate]
+                                     - self.watt_idle[node, self.pstate[node]])
+            self.pstate[node] = pstate
+            self._refresh_power(now, nodes)
+            return
         old = self.watt_idle[nodes, self.pstate[nodes]].sum()
         new = self.watt_idle[nodes, pstate].sum()
         self._wattmin_w += float(new - old)
         self.pstate[nodes] = pstate
+        self._refresh_power(now, nodes)
 
-    def set_state(self, now: float, nodes: np.ndarray, state: MachineState,
-                  leaving: MachineState | None = None) -> None:
-        """Move ``nodes`` to ``state``; time spent in the state they leave is accounted.
+    def speeds(self, nodes: np.ndarray) -> np.ndarray:
+        """Speed of ``nodes`` in their current pstate (flop/s)."""
+        return self.speed[nodes, self.pstate[nodes]]
 
-        ``leaving``: the state every one of ``nodes`` is known to be in (skips a check).
-        """
-        if leaving is None:
-            old = self.state[nodes]
-            if (old == old[0]).all():  # the usual case: all leave the same state
-                leaving = old[0]
-        if leaving is not None:
-            self.time_in_state[leaving] += (now - self.since[nodes]).sum()
-            self.counts[leaving] -= len(nodes)
+    # ------------------------------------------------------------------ states
+
+    def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
+        """``Machine::update_machine_state`` for ``nodes``, counting the time in the old state."""
+        if len(nodes) == 1:
+            node = int(nodes[0])
+            leaving = int(self.state[node])
+            self.time_in_state[leaving] += now - float(self.since[node])
+            self.counts[leaving] -= 1
+            self.counts[state] += 1
+            self.state[node] = state
+            self.since[node] = now
+            return
+        old = self.state[nodes]
+        first = old[0]
+        if (old == first).all():
+            self.time_in_state[first] += (now - self.since[nodes]).sum()
+            self.counts[first] -= len(nodes)
         else:
             self.time_in_state += np.bincount(old, weights=now - self.since[nodes],
                                               minlength=len(MachineState))
@@ -132,70 +165,5 @@ class Machines:
         self.state[nodes] = state
         self.since[nodes] = now
 
-    # ------------------------------------------------------------------ pstate switches
-
-    def switch_problem(self, nodes: np.ndarray, target: int) -> str | None:
-        """Why ``nodes`` cannot be sent to pstate ``target`` now (None: they can).
-
-        Only idle or sleeping machines switch; the target must be a resting
-        pstate the host has; a sleeping machine cannot be sent to sleep again.
-        """
-        hosts = self.platform.hosts
-        for node in nodes.tolist():
-            state = MachineState(int(self.state[node]))
-            if state not in (MachineState.IDLE, MachineState.SLEEPING):
-                return f"machine {node} is {state.label} and cannot be switched"
-            host = hosts[node]
-            if not 0 <= target < len(host.pstates) or target in host.virtual_pstates:
-                return f"machine {node} has no pstate {target} to rest in"
-            if state == MachineState.SLEEPING and target in host.sleep_pstates:
-                return f"machine {node} is already asleep (pstate {int(self.pstate[node])})"
-        return None
-
-    def begin_switch(self, now: float, nodes: np.ndarray, target: int, alloc_text: str
-                     ) -> tuple[SwitchRequest | None, list[tuple[float, np.ndarray]]]:
-        """Start switching ``nodes`` (checked by :meth:`switch_problem`) to pstate ``target``.
-
-        Idle machines sent to another computation pstate change at once; the
-        others enter the virtual transition pstate of their sleep state and draw
-        its wattage. Returns the request (None when no machine has a transition
-        to make) and, by ascending transition time, the groups of machines that
-        end together: ``(duration_s, nodes)``.
-        """
-        hosts = self.platform.hosts
-        to_sleep = target in hosts[int(nodes[0])].sleep_pstates
-        moving = nodes[self.state[nodes] == MachineState.SLEEPING] if not to_sleep else nodes
-        immediate = np.setdiff1d(nodes, moving)
-        if len(immediate):
-            self.set_pstate(immediate, target)
-            self.set_power(now, immediate, self.watt_idle[immediate, target])
-        if not len(moving):
-            return None, []
-        virtual_of = {}
-        for node in moving.tolist():
-            resting = target if to_sleep else int(self.pstate[node])
-            sleep_state = hosts[node].sleep_state(resting)
-            virtual_of[node] = sleep_state.switch_off if to_sleep else sleep_state.switch_on
-        for virtual in sorted(set(virtual_of.values())):
-            same = np.array([node for node, v in virtual_of.items() if v == virtual])
-            self.set_pstate(same, virtual)
-            self.set_power(now, same, self.watt_busy[same, virtual])
-        self.set_state(now, moving, MachineState.SWITCHING_OFF if to_sleep
-                       else MachineState.SWITCHING_ON)
-        request = SwitchRequest(alloc_text=alloc_text, target_pstate=target,
-                                sleeping=to_sleep, waiting=len(moving))
-        ends: dict[float, list[int]] = {}
-        for node, virtual in virtual_of.items():
-            ends.setdefault(hosts[node].transition_seconds(virtual), []).append(node)
-        return request, [(float(duration), np.array(group, dtype=np.int64))
-                         for duration, group in sorted(ends.items())]
-
-    def end_switch(self, now: float, request: SwitchRequest, nodes: np.ndarray) -> bool:
-        """Machines ``nodes`` of ``request`` reach its target pstate; True when it is done."""
-        target = request.target_pstate
-        self.set_pstate(nodes, target)
-        self.set_power(now, nodes, self.watt_idle[nodes, target])
-        self.set_state(now, nodes, MachineState.SLEEPING if request.sleeping
-                       else MachineState.IDLE)
-        request.waiting -= len(nodes)
-        return request.waiting == 0
+    def state_of(self, node: int) -> MachineState:
+        return MachineState(int(self.state[node]))

@@ -10,7 +10,12 @@ homogeneous platform in the layout of the Batsim conformance file
 - pstate 2: switch-off, speed ``1/off_s`` flop/s (one flop lasts ``off_s``),
   wattage ``off_w:off_w``;
 - pstate 3: switch-on, speed ``1/on_s``, wattage ``on_w:on_w``;
-- ``wattage_off`` = sleep power, ``sleep_pstates="1:2:3"``.
+- ``wattage_off`` = sleep power, ``sleep_pstates="1:2:3"``;
+- the model's figures once more, as the host properties of
+  :data:`~snficon.platform.resources.POWER_PROPERTIES`: Batsim forwards every
+  host property to the scheduler in ``SIMULATION_BEGINS`` (it does not send
+  pstates), so a scheduler can build its power model from them alone
+  (:func:`~snficon.platform.resources.power_model_from_resources`).
 
 :func:`render_heterogeneous_platform` takes groups of (count, model).
 """
@@ -26,6 +31,7 @@ from xml.sax.saxutils import quoteattr
 
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text
+from snficon.platform.resources import POWER_PROPERTIES
 
 COMPUTE_SPEED = "1Gf"
 SLEEP_SPEED = "1e-9Mf"
@@ -137,7 +143,9 @@ def _host_xml(name: str, model: NodeModel) -> str:
         f'        <prop id="wattage_per_state" value="{wattages}"/>\n'
         f'        <prop id="wattage_off" value="{format_number(model.sleep_w)}"/>\n'
         '        <prop id="sleep_pstates" value="1:2:3"/>\n'
-        "    </host>\n"
+        + "".join(f'        <prop id="{prop}" value="{format_number(getattr(model, field))}"/>\n'
+                  for prop, field in POWER_PROPERTIES.items())
+        + "    </host>\n"
     )
 
 
@@ -167,7 +175,8 @@ def render_platform(model: NodeModel, nb_nodes: int) -> str:
     """The platform XML of ``nb_nodes`` identical nodes ``node0`` .. ``node{N-1}`` and a master.
 
     The text is the layout of the conformance file ``aoba16.xml`` (which real
-    Batsim 4.2 loads): for AOBA and 16 nodes it is that file, byte for byte.
+    Batsim 4.2 loads): for AOBA and 16 nodes it is that file, byte for byte,
+    plus the power properties of each host.
     """
     return _render([(nb_nodes, model)], pad_names=False)
 

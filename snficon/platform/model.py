@@ -13,6 +13,7 @@ as numpy arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -51,12 +52,12 @@ class Host:
     sleep_states: tuple[SleepState, ...]
     properties: dict[str, str] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def virtual_pstates(self) -> frozenset[int]:
         """Pstates that only exist to time transitions (never a resting state)."""
         return frozenset(p for s in self.sleep_states for p in (s.switch_off, s.switch_on))
 
-    @property
+    @cached_property
     def sleep_pstates(self) -> frozenset[int]:
         return frozenset(s.sleep for s in self.sleep_states)
 

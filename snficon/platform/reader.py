@@ -3,8 +3,11 @@
 Hosts may sit in nested zones; ``<cluster>`` elements are expanded into their
 hosts (``prefix + radical + suffix``, the cluster's ``<prop>`` given to each).
 The host named ``master_host`` (or with ``role="master"``) is not a compute
-resource. Wattages follow SimGrid's energy plugin: ``wattage_per_state`` holds
-one ``idle:busy`` (or ``idle:one-core:all-cores``) entry per pstate.
+resource; a platform without one is refused, as Batsim 4.2.1 refuses it
+(``Cannot find the "master" role in the platform file``). Wattages follow
+SimGrid's energy plugin: ``wattage_per_state`` holds one ``idle:busy`` (or
+``idle:one-core:all-cores``) entry per pstate; a host without it draws 0 W
+(:func:`warn_hosts_without_energy` says so, as SimGrid does).
 
 Resource ids are what Batsim 4 gives: the compute hosts sorted by name, byte
 by byte (SimGrid keeps its hosts in a name-ordered map and Batsim numbers them
@@ -14,6 +17,7 @@ in that order), so ``node10`` comes before ``node2``. The conformance run
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -25,6 +29,10 @@ from snficon.errors import InputError
 from snficon.platform.model import Host, Platform, Pstate, SleepState
 
 MASTER_HOST = "master_host"
+#: The property of SimGrid's energy plugin without which a host draws 0 W.
+WATTAGE = "wattage_per_state"
+
+LOG = logging.getLogger(__name__)
 
 _DECIMAL_PREFIXES = (("k", "kilo"), ("M", "mega"), ("G", "giga"), ("T", "tera"),
                      ("P", "peta"), ("E", "exa"), ("Z", "zeta"), ("Y", "yotta"))
@@ -192,6 +200,7 @@ def read_platform(path: str | Path) -> Platform:
 
     compute: dict[str, ET.Element] = {}
     seen: set[str] = set()
+    masters: list[str] = []
 
     def visit(element: ET.Element) -> None:
         for child in element:
@@ -210,16 +219,40 @@ def read_platform(path: str | Path) -> Platform:
                 seen.add(name)
                 role = {p.attrib.get("id"): p.attrib.get("value")
                         for p in element_of_host.findall("prop")}.get("role", "")
-                if name == MASTER_HOST or role in ("master", "storage"):
+                if name == MASTER_HOST or role == "master":
+                    masters.append(name)
+                    continue
+                if role == "storage":
                     continue
                 compute[name] = element_of_host
 
     visit(root)
+    if not masters:
+        raise InputError(f"{source}: Cannot find the \"master\" role in the platform file "
+                         f"(as Batsim 4.2.1 says): add a host with id=\"{MASTER_HOST}\" "
+                         "(or one with <prop id=\"role\" value=\"master\"/>), which runs "
+                         "no job")
     if not compute:
         raise InputError(f"{source}: no compute host (only '{MASTER_HOST}' or none at all)")
     hosts = tuple(_host(compute[name], name, {}, source, resource_id)
                   for resource_id, name in enumerate(sorted(compute, key=batsim_order_key)))
     return Platform(source=source, hosts=hosts)
+
+
+def warn_hosts_without_energy(platform: Platform) -> list[str]:
+    """Log a warning naming the hosts without ``wattage_per_state``; return their names.
+
+    SimGrid's energy plugin (Batsim's ``-E``) counts such a host at 0 W and
+    warns once per host; one warning here lists them all.
+    """
+    missing = [host.name for host in platform.hosts if WATTAGE not in host.properties]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5
+                                          else "")
+        LOG.warning("%s: no energy profile (%s) for %d host(s): %s; they are counted at 0 W, "
+                    "as SimGrid's energy plugin does", platform.source, WATTAGE, len(missing),
+                    shown)
+    return missing
 
 
 def batsim_order_key(name: str) -> bytes:

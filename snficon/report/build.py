@@ -1,14 +1,14 @@
-"""Assemble the report: figures (PNG + SVG), ``report.md`` with the tables, ``report.html``."""
+"""Assemble the report: figures (PNG, SVG, CSV), tables, ``report.md`` and ``report.html``.
+
+Each figure ``NAME`` is written as ``figures/NAME.png``, ``.svg`` and
+``.csv`` (the numbers drawn); the report's other tables (summary, the
+paper's §VII numbers, the comparison with a second campaign) are written as
+``tables/NAME.csv``.
+"""
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 import logging
-import math
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -16,15 +16,28 @@ from pathlib import Path
 
 import pandas as pd
 
-from snficon.fileio import atomic_write_text
+from snficon.fileio import atomic_write_bytes, atomic_write_text
 from snficon.report import figures as figs
-from snficon.report.data import J_PER_MWH, base_rows, load_results
-from snficon.report.gantt import close, gantt_figure
+from snficon.report import modes, sweeps, tradeoff
+from snficon.report.compare import Comparison, compare_campaigns, compare_figure, side_by_side
+from snficon.report.data import J_PER_MWH, S_PER_MIN, base_rows, load_results
+from snficon.report.document import (
+    Document,
+    csv_bytes,
+    markdown_table,
+    render,
+)
+from snficon.report.gantt import gantt_figure
+from snficon.report.panels import Figure, close
+from snficon.report.paper_numbers import quoted_table, section_7a_table
 from snficon.report.size_bins import size_bins
+
+__all__ = ["Report", "build_report", "markdown_table"]
 
 LOG = logging.getLogger(__name__)
 
 FIGURES_DIR = "figures"
+TABLES_DIR = "tables"
 
 #: The sentence the report gives in place of a figure the results cannot fill, when it
 #: needs more than the generic "nothing in the results" (by the builder's name).
@@ -42,56 +55,11 @@ class Report:
 
     markdown: Path
     html: Path
-    figures: list[Path] = field(default_factory=list)  # PNG and SVG files
+    figures: list[Path] = field(default_factory=list)  # PNG, SVG and CSV files
+    tables: list[Path] = field(default_factory=list)  # tables/*.csv
     skipped: list[str] = field(default_factory=list)  # figures with nothing to draw
     base_table: pd.DataFrame | None = None
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def render(fig, fmt: str) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight")
-    return buffer.getvalue()
-
-
-def _cell(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, float):
-        if value == 0 or 0.01 <= abs(value) < 1e6:
-            return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:.1f}"
-        return f"{value:.3g}"
-    return str(value).replace("|", "\\|")
-
-
-def markdown_table(table: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table."""
-    head = "| " + " | ".join(str(c) for c in table.columns) + " |"
-    rule = "|" + "|".join("---" for _ in table.columns) + "|"
-    body = ["| " + " | ".join(_cell(v) for v in row) + " |"
-            for row in table.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
-
-
-def html_table(table: pd.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
-                   for row in table.itertuples(index=False))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    comparison: Comparison | None = None
 
 
 def _pick_gantt_run(frame: pd.DataFrame, runs_dir: Path, wanted: str | None) -> pd.Series | None:
@@ -108,79 +76,179 @@ def _pick_gantt_run(frame: pd.DataFrame, runs_dir: Path, wanted: str | None) -> 
     return None
 
 
+def _builders(frame: pd.DataFrame, runs_dir: Path
+              ) -> list[tuple[str, Callable[[], Figure | None]]]:
+    return [
+        ("base comparison", lambda: figs.base_comparison(frame)),
+        ("profiles", lambda: figs.profiles(frame)),
+        ("mode occupancy", lambda: modes.mode_occupancy(frame, runs_dir)),
+        ("screen diagnostics", lambda: modes.screen_diagnostics(frame, runs_dir)),
+        ("Pareto", lambda: tradeoff.pareto(frame)),
+        ("job-size bins", lambda: size_bins(frame, runs_dir)),
+        ("T_M sweep", lambda: sweeps.sweep_plane(frame, "t_m")),
+        ("T_M sweep per metric", lambda: sweeps.sweep_metrics(frame, "t_m")),
+        ("alpha sweep", lambda: sweeps.sweep_plane(frame, "alpha")),
+        ("alpha sweep per metric", lambda: sweeps.sweep_metrics(frame, "alpha")),
+        ("cross-platform comparison", lambda: tradeoff.cross_platform(frame)),
+    ]
+
+
+def _name(folder: Path, other: Path | None = None) -> str:
+    """A campaign's short name: its folder, with the parent's when both folders share it."""
+    if other is not None and folder.resolve().name == other.resolve().name:
+        return f"{folder.resolve().parent.name}/{folder.resolve().name}"
+    return folder.resolve().name
+
+
 def build_report(results: str | Path, output: str | Path, *, gantt_run: str | None = None,
-                 gantt_hours: float = 72.0, title: str | None = None) -> Report:
-    """Read the campaign results in ``results`` and write the report into ``output``."""
+                 gantt_hours: float = 72.0, title: str | None = None,
+                 compare: str | Path | None = None, figures: bool = True) -> Report:
+    """Read the campaign results in ``results`` and write the report into ``output``.
+
+    With ``compare`` (a second results folder), the report also puts the two
+    campaigns side by side (:mod:`snficon.report.compare`) and gives the
+    second one's column in the tables of the paper's numbers. With
+    ``figures=False`` only the tables are written (a quick check).
+    """
     results, output = Path(results), Path(output)
     frame = load_results(results)
     runs_dir = results / "runs"
-    builders: list[tuple[str, Callable[[], figs.Figure | None]]] = [
-        ("base comparison", lambda: figs.base_comparison(frame)),
-        ("profiles", lambda: figs.profiles(frame)),
-        ("mode occupancy", lambda: figs.modes(frame, runs_dir)),
-        ("Pareto", lambda: figs.pareto(frame)),
-        ("job-size bins", lambda: size_bins(frame, runs_dir)),
-        ("T_M sweep", lambda: figs.sweep(frame, "t_m")),
-        ("alpha sweep", lambda: figs.sweep(frame, "alpha")),
-        ("cross-platform comparison", lambda: figs.cross_platform(frame)),
-    ]
     report = Report(markdown=output / "report.md", html=output / "report.html")
-    made: list[figs.Figure] = []
-    for name, build in builders:
+    others: dict[str, pd.DataFrame] = {}
+    if compare is not None:
+        compare = Path(compare)
+        other = load_results(compare)
+        name_a, name_b = _name(results, compare), _name(compare, results)
+        report.comparison = compare_campaigns(frame, runs_dir, other, compare / "runs",
+                                              name_a, name_b)
+        others[name_b] = other
+    made: list[Figure] = []
+    for name, build in _builders(frame, runs_dir) if figures else []:
         figure = build()
         if figure is None:
             report.skipped.append(name)
         else:
             made.append(figure)
-    row = _pick_gantt_run(frame, runs_dir, gantt_run)
+    row = _pick_gantt_run(frame, runs_dir, gantt_run) if figures else None
     if row is not None:
         gantt_title = f"{row['case']} - {row['label']} (run {row['id']})"
         fig, table, note = gantt_figure(runs_dir / str(row["id"]), gantt_title,
                                         window_s=gantt_hours * 3600)
-        made.append(figs.Figure("gantt", "Gantt chart with power states", fig, table, [note]))
-    else:
+        caption = ("Jobs (evalys Gantt chart, one colour per job) on the nodes of one run, "
+                   "over the first hours of simulated time, with the nodes' power states "
+                   "from out_pstate_changes.csv behind them: switching on, switching off, "
+                   "asleep; a node powered on without a job (idle) shows the background "
+                   "colour. Time in hours; the table gives node-hours per colour.")
+        made.append(Figure("gantt", "Gantt chart with power states", fig, table, caption,
+                           [note]))
+    elif figures:
         report.skipped.append("Gantt chart")
+    if report.comparison is not None and figures:
+        figure = compare_figure(report.comparison)
+        if figure is not None:
+            made.append(figure)
 
-    md = [f"# {title or 'Campaign report: ' + results.name}", "",
-          f"Results: `{results.name}` ({len(frame)} finished runs, "
-          f"{frame['case'].nunique()} platform/workload cases, "
-          f"{frame['policy'].nunique()} policies). Generated "
-          f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}.", ""]
-    html_parts = []
+    doc = Document(title or f"Campaign report: {results.name}",
+                   f"Results: `{results.name}` ({len(frame)} finished runs, "
+                   f"{frame['case'].nunique()} platform/workload cases, "
+                   f"{frame['policy'].nunique()} policies). Generated "
+                   f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}. Waiting, response "
+                   "and maximum times are in minutes, simulated time in hours, energies in "
+                   "MWh throughout.")
+
+    def table(name: str, heading: str, rows: pd.DataFrame, lines: list[str],
+              show: bool = True) -> None:
+        path = atomic_write_bytes(output / TABLES_DIR / f"{name}.csv", csv_bytes(rows))
+        report.tables.append(path)
+        doc.heading(heading)
+        for line in lines:
+            doc.paragraph(line)
+        if show:
+            doc.table(rows, f"{TABLES_DIR}/{name}.csv")
+        else:
+            doc.paragraph(f"{len(rows)} rows: {TABLES_DIR}/{name}.csv")
+
     summary = _summary(frame)
     if not summary.empty:
         report.base_table = summary
-        md += ["## Summary (default options)", "", markdown_table(summary), ""]
-        html_parts.append("<h2>Summary (default options)</h2>" + html_table(summary))
+        table("summary", "Summary (default options)", summary, [])
+    _paper_tables(frame, others, table)
+    if report.comparison is not None:
+        _comparison_section(report.comparison, table)
     for figure in made:
-        png = render(figure.figure, "png")
-        svg = render(figure.figure, "svg")
+        png, svg = render(figure.figure, "png"), render(figure.figure, "svg")
         close(figure.figure)
-        for suffix, data in (("png", png), ("svg", svg)):
+        for suffix, data in (("png", png), ("svg", svg), ("csv", csv_bytes(figure.drawn))):
             report.figures.append(atomic_write_bytes(
                 output / FIGURES_DIR / f"{figure.name}.{suffix}", data))
-        md += [f"## {figure.title}", "",
-               f"![{figure.title}]({FIGURES_DIR}/{figure.name}.png) "
-               f"([SVG]({FIGURES_DIR}/{figure.name}.svg))", ""]
-        md += [*(f"{note}\n" for note in figure.notes)]
-        md += [markdown_table(figure.table), ""]
-        encoded = base64.b64encode(png).decode("ascii")
-        html_parts.append(
-            f"<h2>{html.escape(figure.title)}</h2>"
-            f"<img alt=\"{html.escape(figure.title)}\" src=\"data:image/png;base64,{encoded}\">"
-            + "".join(f"<p>{html.escape(n)}</p>" for n in figure.notes)
-            + html_table(figure.table))
+        doc.heading(figure.title)
+        link = f"{FIGURES_DIR}/{figure.name}"
+        doc.figure(figure.title, png, f"{link}.png", f"{link}.svg", f"{link}.csv")
+        if figure.caption:
+            doc.paragraph(figure.caption, emphasis=True)
+        for note in figure.notes:
+            doc.paragraph(note)
+        doc.table(figure.table)
     generic = [name for name in report.skipped if name not in SKIP_REASONS]
     lines = [SKIP_REASONS[name] for name in report.skipped if name in SKIP_REASONS]
     if generic:
         lines.insert(0, "Not drawn (nothing in the results for them): "
                      + ", ".join(generic) + ".")
     for line in lines:
-        md += [line, ""]
-        html_parts.append(f"<p>{html.escape(line)}</p>")
-    atomic_write_text(report.markdown, "\n".join(md))
-    atomic_write_text(report.html, _html_page(md[0][2:], md[2], html_parts))
+        doc.paragraph(line)
+    atomic_write_text(report.markdown, doc.markdown_text())
+    atomic_write_text(report.html, doc.html_text())
     return report
+
+
+def _paper_tables(frame: pd.DataFrame, others: dict[str, pd.DataFrame], table) -> None:
+    """§VII-A's percent changes and §VII's other numbers, when the paper's cases ran."""
+    changes = section_7a_table(frame, others)
+    if not changes.empty:
+        table("section_7a", "The paper's §VII-A numbers", changes, [
+            "Percent change of SNF-ICON's mean waiting time and wasted energy against each "
+            "baseline at default options, 100 (SNF-ICON - baseline) / baseline (negative: "
+            "SNF-ICON lower), as the paper's text quotes them and as this campaign gives "
+            "them; difference = this campaign - paper, in percentage points. The paper's "
+            "runs draw each switch-on/off duration from Normal(mean, 10 % of mean); "
+            "Batsim's, and this engine's by default, are exact."])
+    quoted = quoted_table(frame, others)
+    if not quoted.empty:
+        table("quoted_numbers", "Other numbers of the paper's §VII", quoted, [
+            "Absolute values and variant comparisons the paper's text quotes, at default "
+            "options; a range is the paper's, or the campaign's over the policies."])
+
+
+def _comparison_section(comparison: Comparison, table) -> None:
+    """Header sentences, the side-by-side table and every metric's differences."""
+    worst = comparison.worst()
+    lines = [f"{comparison.pairs} runs of {comparison.name_a} paired with the same runs of "
+             f"{comparison.name_b} (same platform, workload, policy and changed options); "
+             "relative difference = 100 (B - A) / |A| with A = "
+             f"{comparison.name_a}, B = {comparison.name_b}."]
+    if worst is not None and worst["difference (%)"] == 0:
+        lines.append("Every compared metric of every paired run is equal in both campaigns.")
+    elif worst is not None:
+        lines.append(f"Largest |relative difference|: {abs(worst['difference (%)']):.4g} % "
+                     f"({worst['metric']}, {worst['policy']} on {worst['case']}"
+                     f"{', ' + worst['options'] if worst['options'] else ''}).")
+    for key, (a, b) in comparison.campaign_options.items():
+        lines.append(f"Campaign-wide option {key}: {a or 'unset'} in {comparison.name_a}, "
+                     f"{b or 'unset'} in {comparison.name_b} (ignored for pairing).")
+    for name, columns in comparison.columns_only.items():
+        if columns:
+            lines.append(f"Columns only in {name}'s results: {', '.join(columns)}.")
+    for side, alone in ((comparison.name_a, comparison.only_a),
+                        (comparison.name_b, comparison.only_b)):
+        if not alone.empty:
+            lines.append(f"{len(alone)} runs only in {side}: " + "; ".join(
+                f"{r.policy} on {r.case}{' ' + r.options if r.options else ''}"
+                for r in alone.head(8).itertuples()) + (" ..." if len(alone) > 8 else ""))
+    table("compare", f"Comparison: {comparison.name_a} vs {comparison.name_b}",
+          side_by_side(comparison), lines)
+    table("compare_all_metrics", "Comparison, every metric of every paired run",
+          comparison.long, ["Every metric of metrics.json (the run's wall time excepted), in "
+                            "its own unit (s, J, shares in [0, 1])."], show=False)
 
 
 def _summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -193,21 +261,31 @@ def _summary(frame: pd.DataFrame) -> pd.DataFrame:
             return pd.Series([float("nan")] * len(base), index=base.index)
         return pd.to_numeric(base[column], errors="coerce") / scale
 
-    return pd.DataFrame({
+    table = pd.DataFrame({
         "case": base["case"], "policy": base["label"],
-        "mean wait (min)": number("mean_wait", 60), "max wait (h)": number("max_wait", 3600),
+        "mean wait (min)": number("mean_wait", S_PER_MIN),
+        "max wait (min)": number("max_wait", S_PER_MIN),
         "mean slowdown": number("mean_slowdown"), "utilization": number("utilization"),
         "energy (MWh)": number("energy_total", J_PER_MWH),
         "wasted (MWh)": number("energy_wasted", J_PER_MWH),
-        "ICON share (%)": 100 * number("icon_time_share")}).reset_index(drop=True)
+        "ICON share (%)": 100 * number("icon_time_share")})
+    return _with_carbon(table, frame, base).reset_index(drop=True)
 
 
-def _html_page(title: str, intro: str, parts: list[str]) -> str:
-    style = ("body{font-family:sans-serif;max-width:1300px;margin:auto;padding:1em}"
-             "table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.85em}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-             "img{max-width:100%}")
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{style}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1><p>{html.escape(intro)}</p>"
-            + "\n".join(parts) + "</body></html>\n")
+def _with_carbon(table: pd.DataFrame, frame: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
+    """Carbon next to energy when the runs had a signal: the mean over start alignments."""
+    if "carbon_total_kg" not in frame:
+        return table
+    runs = frame[frame["changed"].map(len) == 0].copy()
+    for column in ("carbon_total_kg", "carbon_wasted_kg"):
+        runs[column] = pd.to_numeric(runs[column], errors="coerce")
+    means = runs.groupby(["case", "policy"])[["carbon_total_kg", "carbon_wasted_kg"]]
+    counts = runs.groupby(["case", "policy"])["carbon_total_kg"].count()
+    keys = list(zip(base["case"], base["policy"], strict=True))
+    mean = means.mean()
+    position = table.columns.get_loc("wasted (MWh)") + 1
+    table.insert(position, "carbon (t)", [mean["carbon_total_kg"].get(k) / 1e3 for k in keys])
+    table.insert(position + 1, "wasted carbon (t)",
+                 [mean["carbon_wasted_kg"].get(k) / 1e3 for k in keys])
+    table.insert(position + 2, "carbon starts", [int(counts.get(k, 0)) for k in keys])
+    return table

@@ -8,41 +8,26 @@ import numpy as np
 import pandas as pd
 
 from snficon.errors import InputError
+from snficon.report.style import policy_label, policy_rank
 
-#: Display names of the policies, in the paper's order.
-POLICY_LABELS = {
-    "fcfs": "FCFS",
-    "fcfsbIpm": "FCFS/B+IPM",
-    "snfIpm": "SNF+IPM",
-    "snficon": "SNF-ICON",
-    "snficon-ng": "SNF-ICON-NG",
-    "snficon-nf": "SNF-ICON-NF",
-    "snficon-ngnf": "SNF-ICON-NGNF",
-}
-
-#: Radar spokes (Fig. 4): column, short name, whether larger is better.
+#: Radar spokes (Fig. 4), in the paper's order: column, short name, long name, and how the
+#: spoke is scored. ``"cost"``: a delay or wasted-energy metric turned into an efficiency
+#: score, (max - value) / (max - min) within the panel (best 1, worst 0; all equal: 1).
+#: ``"share"``: a share in [0, 1] drawn as it is (SU). EE is the score of the wasted energy.
 PROFILE_METRICS = (
-    ("mean_wait", "AW", False),
-    ("max_wait", "MW", False),
-    ("mean_slowdown", "AS", False),
-    ("mean_response", "AR", False),
-    ("utilization", "SU", True),
-    ("ee", "EE", True),
+    ("mean_wait", "AW", "average wait", "cost"),
+    ("max_wait", "MW", "maximum wait", "cost"),
+    ("mean_slowdown", "AS", "average slowdown", "cost"),
+    ("mean_response", "AR", "average response", "cost"),
+    ("utilization", "SU", "system utilization", "share"),
+    ("energy_wasted", "EE", "energy efficiency", "cost"),
 )
 
 #: Sweepable options and their display names (Fig. 8-9).
 SWEEPS = {"t_m": "T_M (h)", "alpha": "alpha"}
 
 J_PER_MWH = 3.6e9
-
-
-def policy_label(policy: str) -> str:
-    return POLICY_LABELS.get(policy, policy)
-
-
-def policy_rank(policy: str) -> int:
-    order = list(POLICY_LABELS)
-    return order.index(policy) if policy in order else len(order)
+S_PER_MIN = 60.0
 
 
 def load_results(folder: str | Path) -> pd.DataFrame:
@@ -122,16 +107,29 @@ def sweep_rows(frame: pd.DataFrame, option: str) -> pd.DataFrame:
 
 
 def profile_scores(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per-spoke scores in [0, 1], larger is better (best in the panel = 1)."""
+    r"""Per-spoke radar values in [0, 1] of ``rows`` (one panel), larger is better (Fig. 4).
+
+    A ``cost`` spoke (AW, MW, AS, AR, and EE from the wasted energy EW) is the
+    efficiency score
+
+    .. math:: s_k = \frac{\max_j v_j - v_k}{\max_j v_j - \min_j v_j}
+
+    over the panel's policies j (best 1, worst 0; 1 for all when they are
+    equal); SU is the utilization itself. A missing value scores 0.
+    """
     scores = pd.DataFrame(index=rows.index)
-    for column, name, larger_better in PROFILE_METRICS:
+    for column, name, _, kind in PROFILE_METRICS:
         values = pd.to_numeric(rows.get(column), errors="coerce").astype(float)
-        if larger_better:
-            best = values.max()
-            scores[name] = values / best if best and best > 0 else np.nan
+        if kind == "share":
+            scores[name] = values
+            continue
+        low, high = values.min(), values.max()
+        if not np.isfinite(low) or not np.isfinite(high):
+            scores[name] = np.nan
+        elif high - low <= 1e-12 * max(1.0, abs(high)):
+            scores[name] = np.where(values.notna(), 1.0, np.nan)
         else:
-            best = values.min()
-            scores[name] = np.where(values > 0, best / values, 1.0) if best == best else np.nan
+            scores[name] = (high - values) / (high - low)
     return scores.fillna(0.0).clip(0.0, 1.0)
 
 

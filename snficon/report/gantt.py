@@ -26,6 +26,10 @@ from matplotlib.ticker import FuncFormatter, MultipleLocator  # noqa: E402
 WINDOW_S = 72 * 3600.0
 STATE_STYLE = {-1: ("switching on", "#ff9800"), -2: ("switching off", "#e53935"),
                "sleep": ("asleep", "#90caf9")}
+#: Background of the chart: a powered-on node running no job (idle).
+IDLE_COLOUR = "#e9e9e9"
+#: Opacity of the power-state patches.
+STATE_ALPHA = 0.55
 
 
 def parse_ids(text: str) -> list[int]:
@@ -58,7 +62,13 @@ def power_segments(path: Path, end: float) -> pd.DataFrame:
 
 
 def gantt_figure(run_dir: Path, title: str, window_s: float = WINDOW_S):
-    """The figure, a per-state summary (node-hours in the window) and a note, for ``run_dir``."""
+    """The figure, a per-state summary (node-hours in the window) and a note, for ``run_dir``.
+
+    The summary has one row per colour of the chart: jobs (computing), idle
+    (on), switching on, switching off, asleep, in node-hours over the
+    window [0, end] (end = the window or the last job's end, whichever is
+    first).
+    """
     from evalys.jobset import JobSet
     from evalys.visu import core
     from evalys.visu.gantt import NOLABEL, GanttVisualization
@@ -84,34 +94,50 @@ def gantt_figure(run_dir: Path, title: str, window_s: float = WINDOW_S):
     summary = []
     pstates = run_dir / "out_pstate_changes.csv"
     nodes = int(jobset.res_bounds.sup) + 1
+    segments = pd.DataFrame(columns=["machine", "start", "stop", "pstate"])
     if pstates.is_file():
         segments = power_segments(pstates, end)
         if not segments.empty:
             nodes = max(nodes, int(segments["machine"].max()) + 1)
-        for key, (name, hue) in STATE_STYLE.items():
-            part = (segments[segments["pstate"] == key] if key != "sleep"
-                    else segments[segments["pstate"] > 0])
-            for machine, start, stop in zip(part["machine"], part["start"], part["stop"],
-                                            strict=True):
-                ax.add_patch(mpatches.Rectangle((start, machine), stop - start, 1,
-                                                facecolor=hue, edgecolor="none", alpha=0.55,
-                                                zorder=0))
-            summary.append({"state": name, "node-hours":
-                            float((part["stop"] - part["start"]).sum()) / 3600})
-    handles = [mpatches.Patch(color=hue, alpha=0.55, label=name)
-               for name, hue in STATE_STYLE.values()]
-    handles.append(mpatches.Patch(facecolor="white", edgecolor="black", label="job"))
-    ax.legend(handles=handles, fontsize=8, loc="upper right", ncols=4)
+    computing_h = float(sum((min(f, end) - s) * n for s, f, n in zip(
+        shown["starting_time"], shown["finish_time"],
+        shown["requested_number_of_resources"], strict=True))) / 3600
+    off_h = 0.0
+    for key, (name, hue) in STATE_STYLE.items():
+        part = (segments[segments["pstate"] == key] if key != "sleep"
+                else segments[segments["pstate"] > 0])
+        for machine, start, stop in zip(part["machine"], part["start"], part["stop"],
+                                        strict=True):
+            ax.add_patch(mpatches.Rectangle((start, machine), stop - start, 1,
+                                            facecolor=hue, edgecolor="none", alpha=STATE_ALPHA,
+                                            zorder=0.8))
+        hours = float((part["stop"] - part["start"]).sum()) / 3600
+        off_h += hours
+        summary.append({"state": name, "node-hours": hours})
+    summary.insert(0, {"state": "idle (on, no job)",
+                       "node-hours": nodes * end / 3600 - computing_h - off_h})
+    summary.insert(0, {"state": "job (computing)", "node-hours": computing_h})
+    ax.set_facecolor(IDLE_COLOUR)
+    ax.set_axisbelow(True)
+    ax.grid(True, color="white", linewidth=0.8, zorder=0.5)
+    handles = [mpatches.Patch(facecolor="#7fb3a6", edgecolor="black", linewidth=0.6,
+                              label="job (one colour per job)"),
+               mpatches.Patch(facecolor=IDLE_COLOUR, edgecolor="#999999", linewidth=0.6,
+                              label="idle (on, no job)")]
+    handles += [mpatches.Patch(color=hue, alpha=STATE_ALPHA, label=name)
+                for name, hue in STATE_STYLE.values()]
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.09),
+              ncols=len(handles), frameon=False)
     ax.set_xlim(0, end)
-    ax.set_ylim(0, nodes + 1)
+    ax.set_ylim(0, nodes)
     step = max(1, round(end / 3600 / 8))
     ax.xaxis.set_major_locator(MultipleLocator(step * 3600))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value / 3600:g}"))
-    ax.set_xlabel("time (h)")
+    ax.set_xlabel("simulated time (h)")
     ax.set_ylabel("node")
     ax.set_title(title, fontsize=10)
-    note = (f"{len(shown)} jobs started in the first {end / 3600:g} h; node-hours per power "
-            "state in that window below.")
+    note = (f"{len(shown)} jobs started in the first {end / 3600:g} h; node-hours per colour "
+            "of the chart in that window below (jobs cut at the window's end).")
     return fig, pd.DataFrame(summary, columns=["state", "node-hours"]), note
 
 

@@ -27,7 +27,8 @@ import pandas as pd  # noqa: E402
 
 from snficon.analysis.batsim_outputs import read_jobs  # noqa: E402
 from snficon.report.data import base_rows  # noqa: E402
-from snficon.report.figures import Figure, colour, figure_legend, panel_grid  # noqa: E402
+from snficon.report.panels import Figure, figure_legend, panel_grid  # noqa: E402
+from snficon.report.style import policy_colour  # noqa: E402
 
 #: Job-size bins (requested nodes); larger jobs fall in one last bin.
 SIZE_BINS = ((1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32), (33, 64), (65, 128),
@@ -153,7 +154,7 @@ def size_bins(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
                      for _, r in sub.iterrows()]
             ax.bxp(stats, positions=positions, widths=0.85 * width, patch_artist=True,
                    showfliers=False, manage_ticks=False, label=sub["policy"].iloc[0],
-                   boxprops={"facecolor": colour(policy), "alpha": 0.75, "linewidth": 0.8},
+                   boxprops={"facecolor": policy_colour(policy), "alpha": 0.75, "linewidth": 0.8},
                    medianprops={"color": "black", "linewidth": 1.2},
                    whiskerprops={"linewidth": 0.8}, capprops={"linewidth": 0.8})
         ax.set_xticks(np.arange(len(present)),
@@ -167,15 +168,18 @@ def size_bins(frame: pd.DataFrame, runs_dir: Path) -> Figure | None:
                       f"at {WAIT_FLOOR_S:g} s", fontsize=8)
         ax.set_title(case, fontsize=9)
         ax.grid(axis="y", alpha=0.3, which="major")
+        ax.set_axisbelow(True)
     fig.suptitle("Waiting time by job size at default options (box: IQR and median, "
                  "whiskers: 5th-95th percentiles)", fontsize=10)
     fig.tight_layout()
-    figure_legend(fig, axes)
-    notes = [f"Boxes span the interquartile range (Q1-Q3) with the median as centre line; "
-             f"whiskers reach the {WHISKERS[0]:g}th and {WHISKERS[1]:g}th percentiles; no "
-             "outlier dots. Waits are start - submission of the jobs that ran, in minutes, "
-             f"on a log axis where waits under {WAIT_FLOOR_S:g} s (zero included) are drawn "
-             f"at {WAIT_FLOOR_S:g} s; the table gives the exact values. Job-size bins "
-             "without jobs are left out."]
+    figure_legend(fig, axes, rank=dict(zip(table["policy"], table["_rank"], strict=True)))
+    caption = ("Per base case, the waits (start - submission of the jobs that ran, in "
+               "minutes, on a log axis) binned by the job's requested node count, one box per "
+               "policy. Boxes span the interquartile range (Q1-Q3) with the median as centre "
+               f"line; whiskers reach the {WHISKERS[0]:g}th and {WHISKERS[1]:g}th "
+               f"percentiles; no outlier dots. Waits under {WAIT_FLOOR_S:g} s (zero "
+               f"included) are drawn at {WAIT_FLOOR_S:g} s; the table gives the exact "
+               "values. Job-size bins without jobs are left out; each bin's tick label gives "
+               "its job count.")
     return Figure("size_bins", "Waiting time by job size (Fig. 7)", fig,
-                  table.drop(columns=["_policy", "_rank"]), notes)
+                  table.drop(columns=["_policy", "_rank"]), caption)

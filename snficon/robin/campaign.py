@@ -16,6 +16,7 @@ it), e.g. ``robin DIR/<id>.yaml`` or ``snficon robin DIR/<id>.yaml``.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import shlex
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from snficon.campaign.config import Campaign
 from snficon.campaign.expand import RunPlan, check_inputs, run_params
 from snficon.campaign.results import option_text
 from snficon.campaign.runs import DECISIONS, PREFIX, run_id, truncate_workload
+from snficon.fileio import atomic_write_text
 from snficon.policy_table import POLICIES
 from snficon.registry import PROJECT_ROOT
 from snficon.robin.files import DEFAULT_TIMEOUTS, RobinFile, write_robin
@@ -39,22 +41,32 @@ def repo_path(path: str | Path) -> str:
         return str(resolved)
 
 
+#: The scheduler's socket: on loopback only (pybatsim binds every interface by default).
+ENDPOINT = "tcp://127.0.0.1:28000"
+
+
 def batsim_command(platform: str, workload: str, output_dir: str) -> str:
-    """``batsim -p P -w W -E -e OUT/out``."""
+    """``batsim -p P -w W -E -e OUT/out -s tcp://127.0.0.1:28000``."""
     return shlex.join(["batsim", "-p", platform, "-w", workload, "-E", "-e",
-                       f"{output_dir}/{PREFIX}"])
+                       f"{output_dir}/{PREFIX}", "-s", ENDPOINT])
 
 
 def pybatsim_command(policy: str, options: dict) -> str:
-    """``pybatsim NAME -t 0 -o 'JSON'``: NAME is the policy's ``schedulers/`` module (a
-    variant runs as its parent's module, its presets among the options)."""
+    """``pybatsim NAME -t 0 -o 'JSON' -s tcp://127.0.0.1:28000`` (bound to loopback): NAME
+    is the policy's ``schedulers/`` module (a variant runs as its parent's module, its
+    presets among the options)."""
     name = POLICIES[policy].pybatsim if policy in POLICIES else policy
-    return shlex.join(["pybatsim", name, "-t", "0", "-o", json.dumps(options, sort_keys=True)])
+    return shlex.join(["pybatsim", name, "-t", "0", "-o", json.dumps(options, sort_keys=True),
+                       "-s", ENDPOINT])
 
 
 def write_campaign_robin(campaign: Campaign, plans: Sequence[RunPlan],
                          folder: str | Path) -> list[Path]:
-    """Write one robin file per run in ``folder``; return their paths in run order."""
+    """Write one robin file per run in ``folder``; return their paths in run order.
+
+    Raises MissingInputError when an input of ``plans`` is not on disk (``snficon
+    campaign --robin`` passes only the runs whose inputs exist).
+    """
     check_inputs(campaign, plans)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -92,8 +104,9 @@ def write_campaign_robin(campaign: Campaign, plans: Sequence[RunPlan],
         written.append(write_robin(folder / f"{ident}.yaml", experiment, comment))
         rows.append([f"{ident}.yaml", plan.policy, plan.platform.label, plan.workload.label,
                      changed, " ".join(plan.groups)])
-    with open(folder / "index.csv", "w", newline="", encoding="utf-8") as stream:
-        table = csv.writer(stream)
-        table.writerow(["file", "policy", "platform", "workload", "options", "groups"])
-        table.writerows(rows)
+    stream = io.StringIO()
+    table = csv.writer(stream)
+    table.writerow(["file", "policy", "platform", "workload", "options", "groups"])
+    table.writerows(rows)
+    atomic_write_text(folder / "index.csv", stream.getvalue())
     return written

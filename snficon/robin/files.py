@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from snficon.errors import InputError
+from snficon.fileio import atomic_write_text
 
 #: The keys of a robin file, all required, in robin's order.
 KEYS = ("batcmd", "schedcmd", "output-dir", "simulation-timeout", "ready-timeout",
@@ -66,10 +67,7 @@ def render_robin(experiment: RobinFile, comment: str = "") -> str:
 
 def write_robin(path: str | Path, experiment: RobinFile, comment: str = "") -> Path:
     """Write ``experiment`` to ``path`` (folders created); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_robin(experiment, comment), encoding="utf-8")
-    return path
+    return atomic_write_text(path, render_robin(experiment, comment))
 
 
 def read_robin(path: str | Path) -> RobinFile:

@@ -27,13 +27,18 @@ def detect_format(path: str | Path) -> str:
 
 
 def read_trace(path: str | Path, *, max_jobs: int | None = None, nb_res: int | None = None,
-               drop_oversized: bool = False, fmt: str | None = None) -> Trace:
-    """Read an SWF or SPARS trace (format detected unless ``fmt`` is given)."""
+               drop_oversized: bool = False, fmt: str | None = None, skip: int = 0) -> Trace:
+    """Read an SWF or SPARS trace (format detected unless ``fmt`` is given).
+
+    ``skip`` passes over the first kept records (SPEC 4 rules apply first);
+    ``max_jobs`` of those after them are read.
+    """
     fmt = fmt or detect_format(path)
     if fmt not in TRACE_FORMATS:
         raise InputError(f"trace format must be one of {', '.join(TRACE_FORMATS)}, got {fmt!r}")
     reader = read_swf if fmt == "swf" else read_spars
-    return reader(path, max_jobs=max_jobs, nb_res=nb_res, drop_oversized=drop_oversized)
+    return reader(path, max_jobs=max_jobs, nb_res=nb_res, drop_oversized=drop_oversized,
+                  skip=skip)
 
 
 @dataclass(frozen=True)
@@ -51,13 +56,16 @@ class ConversionReport:
 
 def convert_trace(source: str | Path, output: str | Path, *, max_jobs: int | None = None,
                   nb_res: int | None = None, drop_oversized: bool = False,
-                  options: BatsimOptions | None = None) -> ConversionReport:
+                  options: BatsimOptions | None = None, skip: int = 0) -> ConversionReport:
     """Read ``source`` (see :func:`read_trace`) and write it to ``output`` as Batsim JSON.
 
     Raises :class:`InputError` when no record is kept.
     """
-    trace = read_trace(source, max_jobs=max_jobs, nb_res=nb_res, drop_oversized=drop_oversized)
+    trace = read_trace(source, max_jobs=max_jobs, nb_res=nb_res, drop_oversized=drop_oversized,
+                       skip=skip)
     if not trace.jobs:
-        raise InputError(f"{source}: no job kept ({trace.report.records} records read)")
+        skipped = f", {trace.report.skipped} kept records skipped" if skip else ""
+        raise InputError(f"{source}: no job kept ({trace.report.records} records read"
+                         f"{skipped})")
     written = write_batsim_workload(output, trace.jobs, trace.nb_res, options)
     return ConversionReport(output=str(output), read=trace.report, write=written)

@@ -3,15 +3,17 @@
 ``{"nb_res": N, "jobs": [{"job_id", "res", "subtime", "reqtime", "runtime",
 ...}]}``: ``nb_res`` is optional, other job fields (``profile``, ``user_id``)
 are ignored. Times are kept as they are (no rebasing: the Markovian file's
-first job arrives after one gap). The keep/drop rules are the SWF ones
-(:mod:`snficon.workload.selection`); a missing or negative ``reqtime``
-becomes the runtime.
+first job arrives after one gap), unless kept records are skipped: then they
+are made relative to the last skipped job's submission, as for SWF. The
+keep/drop rules are the SWF ones (:mod:`snficon.workload.selection`); a
+missing or negative ``reqtime`` becomes the runtime.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +53,8 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def read_spars(path: str | Path, *, max_jobs: int | None = None, nb_res: int | None = None,
-               drop_oversized: bool = False) -> Trace:
-    """Read the first ``max_jobs`` kept jobs of a SPARS JSON workload.
+               drop_oversized: bool = False, skip: int = 0) -> Trace:
+    """Read the ``max_jobs`` kept jobs (all when None) after the first ``skip`` of a SPARS file.
 
     ``nb_res`` overrides the file's ``nb_res``; one of the two is required.
     Raises :class:`InputError` naming the file and the job for a missing or
@@ -72,7 +74,7 @@ def read_spars(path: str | Path, *, max_jobs: int | None = None, nb_res: int | N
     if size < 1:
         raise InputError(f"--nb-res must be at least 1, got {size}")
     selector = JobSelector(str(path), max_jobs=max_jobs, nb_res=size,
-                           drop_oversized=drop_oversized)
+                           drop_oversized=drop_oversized, skip=skip)
     for index, raw in enumerate(document["jobs"]):
         where = f"{path}: job #{index}"
         if not isinstance(raw, dict):
@@ -88,8 +90,14 @@ def read_spars(path: str | Path, *, max_jobs: int | None = None, nb_res: int | N
                        reqtime, where=where)
         if selector.full:
             break
+    jobs = tuple(selector.kept)
+    origin = 0.0
+    if selector.skipped:
+        origin = selector.origin()
+        jobs = tuple(replace(job, subtime=job.subtime - origin) for job in jobs)
     report = ReadReport(source=str(path), format="spars", records=selector.records,
-                        kept=len(selector.kept), dropped=dict(selector.dropped),
+                        kept=len(jobs), dropped=dict(selector.dropped),
                         reqtime_missing=selector.reqtime_missing, nb_res=size,
-                        nb_res_source=size_source, stopped_early=selector.full)
-    return Trace(jobs=tuple(selector.kept), nb_res=size, report=report)
+                        nb_res_source=size_source, stopped_early=selector.full,
+                        skipped=selector.skipped, origin_s=origin)
+    return Trace(jobs=jobs, nb_res=size, report=report)

@@ -16,7 +16,13 @@ records left out all have runtime and processors -1), with every field equal.
 Two points the rule leaves open, settled here: the submission-time origin is
 the earliest kept submission (the first kept job's in a trace sorted by
 submission time, as archive traces are), and a missing reqtime (-1) becomes
-the runtime (counted in the report). The platform size is the header's
+the runtime (counted in the report). With ``skip`` K the first K kept records
+are passed over (the paper trains its RL baseline on the 1000 jobs after the
+evaluated 3000) and the origin is the last skipped job's submission, so the
+segment's first job arrives after its real gap (see
+:meth:`~snficon.workload.selection.JobSelector.origin`); on DAS2 FS1, K = 3000
+and 1000 jobs give the paper authors' ``DAS2-fs1-3001-4000.json``, every field
+equal. The platform size is the header's
 ``MaxProcs``, else ``MaxNodes`` (``res`` counts processors, and DAS2 states
 ``MaxNodes: 32 (dual CPU)``, ``MaxProcs: 64``), unless ``nb_res`` is given.
 """
@@ -82,8 +88,8 @@ def _parse_record(line: str, where: str) -> tuple[int, int, float, float, float]
 
 
 def read_swf(path: str | Path, *, max_jobs: int | None = None, nb_res: int | None = None,
-             drop_oversized: bool = False) -> Trace:
-    """Read the first ``max_jobs`` kept jobs of an SWF trace (all when None).
+             drop_oversized: bool = False, skip: int = 0) -> Trace:
+    """Read the ``max_jobs`` kept jobs (all when None) after the first ``skip`` of an SWF trace.
 
     ``nb_res`` overrides the header's platform size (one of the two is
     required); with ``drop_oversized`` jobs larger than it are dropped and
@@ -105,7 +111,7 @@ def read_swf(path: str | Path, *, max_jobs: int | None = None, nb_res: int | Non
         if selector is None:
             size, size_source = _resolve_nb_res(path, nb_res, header)
             selector = JobSelector(str(path), max_jobs=max_jobs, nb_res=size,
-                                   drop_oversized=drop_oversized)
+                                   drop_oversized=drop_oversized, skip=skip)
         where = f"{path}:{number}"
         selector.offer(*_parse_record(line, where), where=where)
         if selector.full:
@@ -113,11 +119,12 @@ def read_swf(path: str | Path, *, max_jobs: int | None = None, nb_res: int | Non
     if selector is None:
         size, size_source = _resolve_nb_res(path, nb_res, header)
         selector = JobSelector(str(path), max_jobs=max_jobs, nb_res=size,
-                               drop_oversized=drop_oversized)
-    origin = min((job.subtime for job in selector.kept), default=0.0)
+                               drop_oversized=drop_oversized, skip=skip)
+    origin = selector.origin()
     jobs = tuple(replace(job, subtime=job.subtime - origin) for job in selector.kept)
     report = ReadReport(source=str(path), format="swf", records=selector.records,
                         kept=len(jobs), dropped=dict(selector.dropped),
                         reqtime_missing=selector.reqtime_missing, nb_res=size,
-                        nb_res_source=size_source, stopped_early=selector.full)
+                        nb_res_source=size_source, stopped_early=selector.full,
+                        skipped=selector.skipped, origin_s=origin)
     return Trace(jobs=jobs, nb_res=size, report=report)

@@ -34,8 +34,10 @@ class ReadReport:
     ``records`` is the number of job records it read (it stops once it has
     the jobs it was asked for), ``kept`` how many became jobs, ``dropped`` the
     number of records left out per reason, ``reqtime_missing`` how many kept
-    jobs had no requested time (then ``reqtime = runtime``), and
-    ``nb_res_source`` where the platform size came from.
+    jobs had no requested time (then ``reqtime = runtime``),
+    ``nb_res_source`` where the platform size came from, ``skipped`` how many
+    kept records were passed over before the jobs (``--skip``) and
+    ``origin_s`` the source submission time that became subtime 0.
     """
 
     source: str
@@ -47,12 +49,17 @@ class ReadReport:
     nb_res: int | None = None
     nb_res_source: str = ""
     stopped_early: bool = False
+    skipped: int = 0
+    origin_s: float = 0.0
 
     def lines(self) -> list[str]:
         """The report as human-readable lines (the CLI prints them)."""
         more = " (stopped once enough jobs were kept)" if self.stopped_early else ""
         out = [f"input: {self.source} ({self.format})",
                f"records read: {self.records}{more}",
+               *([f"kept jobs skipped: {self.skipped} (subtimes relative to the last "
+                  f"skipped job's submission, {self.origin_s:.10g} s)"]
+                 if self.skipped else []),
                f"jobs kept: {self.kept}",
                f"records dropped: {sum(self.dropped.values())}"]
         out += [f"  {reason}: {count}" for reason, count in sorted(self.dropped.items())]

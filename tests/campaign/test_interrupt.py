@@ -1,8 +1,13 @@
-"""Ctrl-C during a real campaign: exit 130 at once, runs in progress killed, a resume finishes.
+"""Ctrl-C or SIGTERM during a real campaign: it stops at once, runs in progress are killed,
+the table of the runs done is written, and the same command resumes.
 
-The campaign runs in its own process group and gets SIGINT the way a
-terminal's Ctrl-C delivers it (to every process of the group), right after
-its first run is done. One run (SNF-ICON on the 3000-job Markovian workload,
+The campaign is started as the README starts it, ``uv run snficon campaign``,
+in its own session without a terminal, and stopped right after its first run
+is done. SIGINT goes to every process of the group, the way a terminal's
+Ctrl-C delivers it; ``uv run`` forwards it too, so the campaign gets it twice
+and must still write ``results.csv`` and leave no scratch folder. SIGTERM goes
+to ``uv`` alone, as ``kill`` or a batch system's time limit sends it, and
+``uv`` forwards it. One run (SNF-ICON on the 3000-job Markovian workload,
 several seconds) is then still in progress: it must be killed, not finished.
 """
 
@@ -10,9 +15,9 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -52,13 +57,18 @@ workloads = ["short"]
 policies = ["snfIpm"]
 """
 
-#: Seconds from SIGINT to exit we accept; the long run needs several more seconds.
-PROMPT_S = 3.0
+#: Seconds from the signal to the exit we accept. Loose, for a loaded 2-core machine
+#: (writing the table takes a few seconds there); that the long run was killed rather
+#: than finished is checked by the run folders.
+PROMPT_S = 10.0
+
+
+UV = os.environ.get("UV") or shutil.which("uv")
 
 
 def command(campaign: Path, results: Path, executor: str) -> list[str]:
-    return [sys.executable, "-m", "snficon.cli", "campaign", str(campaign), "-o", str(results),
-            "--executor", executor, "--workers", "2"]
+    return [str(UV), "run", "--project", str(REPO_ROOT), "--no-sync", "snficon", "campaign",
+            str(campaign), "-o", str(results), "--executor", executor, "--workers", "2"]
 
 
 def done_runs(results: Path) -> dict[str, int]:
@@ -87,23 +97,34 @@ def group_gone(pgid: int, within_s: float) -> bool:
         time.sleep(0.1)
 
 
-@pytest.mark.parametrize("executor", ["local", "dask", "serial"])
-def test_ctrl_c_stops_at_once_and_the_same_command_resumes(executor: str, tmp_path: Path):
+@pytest.mark.skipif(UV is None, reason="uv is not installed: the campaign is started through "
+                    "`uv run`, as the README does")
+@pytest.mark.parametrize(("executor", "signum"), [
+    pytest.param("local", signal.SIGINT, id="local-SIGINT"),
+    pytest.param("dask", signal.SIGINT, id="dask-SIGINT"),
+    pytest.param("serial", signal.SIGINT, id="serial-SIGINT"),
+    pytest.param("local", signal.SIGTERM, id="local-SIGTERM")])
+def test_a_stopped_campaign_stops_at_once_and_the_same_command_resumes(
+        executor: str, signum: int, tmp_path: Path):
     if executor == "dask":
         pytest.importorskip("distributed")
     campaign = tmp_path / "interrupt.toml"
     campaign.write_text(CAMPAIGN.format(root=REPO_ROOT.as_posix()))
     results = tmp_path / "results"
     argv = command(campaign, results, executor)
-    process = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(argv, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while not ((results / "runs").is_dir() and done_runs(results)):
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no run finished in 120 s"
             time.sleep(0.05)
-        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        if signum == signal.SIGINT:
+            os.killpg(process.pid, signum)  # what Ctrl-C in a terminal does
+        else:
+            process.send_signal(signum)  # to uv, which forwards it
         sent = time.monotonic()
         out, err = process.communicate(timeout=60)
         took = time.monotonic() - sent
@@ -111,8 +132,8 @@ def test_ctrl_c_stops_at_once_and_the_same_command_resumes(executor: str, tmp_pa
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    assert process.returncode == 130, err
-    assert took < PROMPT_S, f"exit {took:.1f} s after Ctrl-C"
+    assert process.returncode == 128 + signum, err
+    assert took < PROMPT_S, f"exit {took:.1f} s after the signal"
     assert group_gone(process.pid, 5.0), "worker processes left running"
 
     rows = table(results)
@@ -121,10 +142,16 @@ def test_ctrl_c_stops_at_once_and_the_same_command_resumes(executor: str, tmp_pa
     assert 1 <= len(done) <= 2 and long_id not in done  # killed, not finished
     assert {row["id"] for row in rows if row["status"] == "done"} == set(done)
     assert {row["status"] for row in rows} <= {"done", "todo"}
-    assert f"interrupted: {len(done)} of 3 runs done" in out
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert f"{word}: {len(done)} of 3 runs done" in out, out + err
+    assert "KeyboardInterrupt" not in err and "Interrupted" not in err
+    if executor != "dask":  # Dask logs its closed connections with tracebacks
+        assert "Traceback" not in err
     assert "run the same command again to resume" in out
     leftovers = [p.name for p in (results / "runs").iterdir() if p.name not in done]
     assert leftovers == []  # no scratch folder, no half-written run folder
+    if signum == signal.SIGTERM:
+        return  # resuming is the same after either signal: checked after SIGINT
 
     again = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr

@@ -1,9 +1,12 @@
 """The acceptance test of the engine: replay the recordings of real Batsim 4.2.1.
 
-Each case of ``conformance/cases`` is run with the recording's probe scheduler,
-in-process and over ZeroMQ with a real pybatsim process, and compared with
-the recording message by message and output file by output file
-(:mod:`snficon.conformance`).
+Every case of ``conformance/cases`` is run with the probe scheduler its
+``case.json`` names (``probe.py`` when it names none), in-process and over
+ZeroMQ with a real pybatsim process, and compared with the recording message
+by message and output file by output file (:mod:`snficon.conformance`). A
+case whose ``case.json`` says ``"expect": "error"`` (Batsim aborted) must stop
+with a protocol error naming what Batsim names, after the same messages, and
+still write its output files.
 """
 
 from __future__ import annotations
@@ -16,9 +19,18 @@ import pytest
 from snficon.conformance import compare_outputs, compare_transcripts
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.drivers.transcript import Transcript
+from snficon.errors import ProtocolError
+from tests.conftest import SHARED
 
-CASES = ("energy4-delay", "energy4-compute", "energy4-zero", "aoba16-delay")
+CASES_DIR = SHARED / "conformance" / "cases"
+CASES = sorted(p.parent.name for p in CASES_DIR.glob("*/case.json"))
 RUNNERS = {"inprocess": simulate_in_process, "zmq": simulate_with_pybatsim}
+
+
+def test_every_recorded_case_is_collected():
+    if not CASES_DIR.is_dir():
+        pytest.skip("../shared/conformance is absent")
+    assert {"energy4-delay", "fast16-clock", "energy4-kill-queued"} <= set(CASES)
 
 
 @pytest.mark.parametrize("mode", sorted(RUNNERS))
@@ -26,13 +38,30 @@ RUNNERS = {"inprocess": simulate_in_process, "zmq": simulate_with_pybatsim}
 def test_engine_reproduces_batsim(shared_dir: Path, tmp_path: Path, case: str, mode: str):
     cases = shared_dir / "conformance" / "cases"
     setup = json.loads((cases / case / "case.json").read_text())
-    result = RUNNERS[mode](
-        cases / setup["platform"], [cases / setup["workload"]],
-        str(shared_dir / "conformance" / "probe.py"), setup["probe_options"],
-        export_prefix=tmp_path / "out", record=True)
+    probe = shared_dir / "conformance" / setup.get("probe", "probe.py")
     recorded = Transcript.read(cases / case / "transcript.jsonl")
-    assert result.transcript is not None
-    assert compare_transcripts(recorded, result.transcript) == []
+    transcript = Transcript()
+
+    def run():
+        return RUNNERS[mode](cases / setup["platform"], [cases / setup["workload"]], str(probe),
+                             setup["probe_options"], export_prefix=tmp_path / "out",
+                             transcript=transcript)
+
+    if setup.get("expect") == "error":
+        with pytest.raises(ProtocolError) as caught:
+            run()
+        message = str(caught.value)
+        assert "KILL_JOB" in message
+        job = setup["batsim_error"].split("'")[1]  # "... job_id 'w0!8' refers to ..."
+        assert job in message
+        # The run went exactly as Batsim's until the fatal answer...
+        assert compare_transcripts(recorded, transcript) == []
+        # ...and what happened until then is written (Batsim leaves empty files).
+        jobs = (tmp_path / "out_jobs.csv").read_text().splitlines()
+        assert len(jobs) > 1
+        return
+    run()
+    assert compare_transcripts(recorded, transcript) == []
     assert compare_outputs(cases / case / "out", tmp_path / "out") == []
 
 

@@ -455,6 +455,12 @@ def test_spare_target_wakes_nodes_for_the_next_job() -> None:
     assert decisions.switch_on == [2, 3] and decisions.switch_off == []
     assert 0.0 < log["pi_a"] <= 1.0
     assert 0.0 < log["horizon"] <= 3600.0
+    # the neighbours x = 1 and x = 3: x = 1 waits 30 s more, x = 3 pays one more wake
+    below = (log["target_below_j"], log["target_below_w"], log["target_below_e"])
+    above = (log["target_above_j"], log["target_above_w"], log["target_above_e"])
+    assert below[0] > log["target_j"] and above[0] > log["target_j"]
+    assert below[1] > log["target_w"] and above[1] == pytest.approx(log["target_w"])
+    assert above[2] > log["target_e"] > below[2]
 
 
 def test_completion_rate_counts_jobs_started_now() -> None:
@@ -508,3 +514,23 @@ def test_decision_log_fields_are_consistent_with_the_decisions() -> None:
         row = DecisionRow(**log, time=state.now, trigger=state.trigger, wall_us=1.0)
         assert row.mode == log["mode"] and row.wakes == len(decisions.switch_on)
     assert seen == {Mode.ICON, Mode.FALLBACK}
+
+
+def test_the_log_records_the_estimator_state() -> None:
+    """Arrivals of 2 then 4 nodes, rho_R = 0.1 (eq. 19): w_2 = 0.9, w_4 = 0.1, so the
+    pmf's mean is 2 x 0.9 + 4 x 0.1 = 2.2 nodes and its largest size 4. One completion of
+    50 s for a 100-s request: the log ratio's mean m_Y = log 0.5 (App. A, first sample)
+    and sigma_Y = sigma_min = 0.25 (one sample has no spread). lambda = 1 / m_A with
+    m_A = 0.2 x 30 + 0.8 x 3600 (eq. 17, one 30-s gap after lambda_0 = 1/3600)."""
+    params = IconParams()
+    arrivals = [job("a", 2, 100.0, submit=0.0), job("b", 4, 100.0, submit=30.0, order=1)]
+    done = CompletedJob("c", (0,), runtime_s=50.0, req_time_s=100.0, end_s=30.0)
+    state = make_view([idle()] * 4, arrivals, now=30.0, arrivals=arrivals, completions=[done])
+    decisions, _ = decide_icon(state, IconMemory.initial(4, params), params, p_sleep(4))
+    log = log_of(decisions)
+    assert log["size_mean"] == pytest.approx(2.2) and log["size_max"] == 4
+    assert log["ratio_mean"] == pytest.approx(math.log(0.5))
+    assert log["ratio_sigma"] == 0.25
+    assert log["lam"] == pytest.approx(1.0 / (0.2 * 30.0 + 0.8 * 3600.0))
+    # SNF starts a (2 nodes) on the 4 idle nodes; b (4 nodes) no longer fits and is planned
+    assert log["starts"] == 1 and log["planned_jobs"] == 1

@@ -7,9 +7,11 @@ files and pybatsim ``-o`` (they all build the parts' parameters dataclasses).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
-from snficon.core.params import IconParams, IpmParams, params_from_options
+from snficon.core.params import IconParams, IpmParams, option, params_from_options
 from snficon.core.policy import compose
 from snficon.errors import InputError
 from snficon.policy_table import POLICIES, resolved_options
@@ -96,3 +98,45 @@ def test_a_changed_part_is_part_of_the_resolved_options():
     assert resolved["order"] == "fcfs-easy" and resolved["alpha"] == 5000.0
     assert resolved_options("snficon", {"order": "snf"}) == resolved_options("snficon")
     assert resolved_options("snfIpm", {"power": "icon"})["power"] == "icon"
+
+
+@dataclass(frozen=True)
+class _TextParams:
+    mode: str = option("fast", choices=("fast", "slow"))
+    field_name: str = option("reqtime")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"mode": "slwo"}, "'mode': 'slwo' is not one of fast, slow; did you mean 'slow'?"),
+    ({"mode": "other"}, "'mode': 'other' is not one of fast, slow"),
+    ({"mode": 3}, "'mode': 3 is not text (must be one of fast, slow)"),
+    ({"field_name": ""}, "'field_name': empty text is not allowed"),
+    ({"field_name": 12}, "'field_name': 12 is not text (must be text)"),
+])
+def test_text_options_take_their_choices_or_any_nonempty_text(options, message):
+    with pytest.raises(InputError) as error:
+        params_from_options(_TextParams, options, "text")
+    assert message in str(error.value)
+
+
+def test_text_options_are_kept_as_given():
+    params = params_from_options(_TextParams, {"mode": "slow", "field_name": "limit_s"})
+    assert (params.mode, params.field_name) == ("slow", "limit_s")
+    assert params_from_options(_TextParams, {}).mode == "fast"
+
+
+def test_a_default_outside_the_choices_is_a_programming_error():
+    with pytest.raises(ValueError, match="default 'x' is not one of the choices"):
+        option("x", choices=("a", "b"))
+
+
+def test_the_time_limit_layer_options_compose_with_any_policy():
+    """``layers`` adds the layer; its text option is checked like any other."""
+    resolved = resolved_options("fcfsbIpm", {"layers": "time-limits", "tl_policy": "hybrid"})
+    assert resolved["layers"] == ["time-limits"] and resolved["tl_policy"] == "hybrid"
+    assert resolved_options("snficon", {"layers": ["time-limits"]})["tl_poll_s"] == 20.0
+    with pytest.raises(InputError, match="'tl_policy': 'cancel' is not one of baseline, "
+                                         "early-cancel, extend, hybrid"):
+        compose("snf", "ipm", ("time-limits",), {"tl_policy": "cancel"})
+    with pytest.raises(InputError, match="unknown option 'tl_policy' for snf\\+ipm"):
+        compose("snf", "ipm", (), {"tl_policy": "hybrid"})

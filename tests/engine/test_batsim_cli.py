@@ -18,7 +18,7 @@ from snficon.drivers.session import (
     simulate_in_process,
     simulate_with_pybatsim,
 )
-from snficon.errors import SchedulerTimeoutError
+from snficon.errors import SchedulerCrashError, SchedulerTimeoutError
 from snficon.registry import PROJECT_ROOT
 from tests.conftest import FCFS_SCHEDULER
 
@@ -94,13 +94,14 @@ def test_scheduler_crash_stops_the_run_quickly(platform4: Path, tmp_path: Path):
     workload = write_workload(tmp_path / "w.json",
                               [{"id": i, "subtime": 20.0 * i, "res": 1} for i in range(1, 5)])
     started = time.monotonic()
-    with pytest.raises(SchedulerTimeoutError, match="exited before answering") as caught:
+    with pytest.raises(SchedulerCrashError, match="exited before answering") as caught:
         simulate_with_pybatsim(platform4, [workload], str(crashing), {},
                                export_prefix=tmp_path / "out", answer_timeout_s=60)
     assert time.monotonic() - started < 20
     assert "scheduler bug" in str(caught.value)
     rows = (tmp_path / "out_jobs.csv").read_text().splitlines()
     assert len(rows) == 3  # header and the two jobs that ended before the crash
+    assert "SchedulerCrashError" in (tmp_path / "out_INCOMPLETE.txt").read_text()
 
 
 def test_module_runs_as_a_script():

@@ -11,7 +11,7 @@ from procset import ProcSet
 
 from snficon.drivers.inprocess import run_in_process
 from snficon.drivers.session import build_engine
-from snficon.errors import DeadlockError, ProtocolError, UnsupportedError
+from snficon.errors import DeadlockError, ProtocolError
 
 from .conftest import write_workload
 from .schedulers_for_tests import Idle, OneShot
@@ -40,10 +40,6 @@ def _call_now(bs, job):
     bs.wake_me_up_at(bs.time())
 
 
-def _consume_time(bs, job):
-    bs.consume_time(5)
-
-
 CASES = {
     "unknown job": (_execute("0", "w0!404"), ProtocolError, "unknown job 'w0!404'"),
     "job on sleeping node": (_sleep_then_execute, ProtocolError,
@@ -53,7 +49,6 @@ CASES = {
     "allocation too small": (_execute("0"), ProtocolError, "asks for 2 machine(s)"),
     "machine outside platform": (_execute("3-4"), ProtocolError, "names machine 4"),
     "malformed allocation": (_execute("zero"), ProtocolError, "not a resource set"),
-    "time consumed": (_consume_time, UnsupportedError, "consume simulated time"),
 }
 
 

@@ -87,3 +87,23 @@ def test_in_process_and_zmq_agree_on_the_fcfs_policy(platform4: Path, tmp_path: 
     assert len(a.transcript.entries) > 40
     assert compare_transcripts(a.transcript, b.transcript) == []
     assert compare_outputs(tmp_path / "a", tmp_path / "b") == []
+
+
+def test_an_answer_later_than_the_clock_advances_it(platform4: Path, tmp_path: Path):
+    """Batsim's request-reply actor sleeps until an answer's timestamps
+    (``send_message_at_time``): a scheduler that consumes 5 s starts its job 5 s later."""
+    workload = write_workload(tmp_path / "w.json", [{"id": 1, "subtime": 10, "res": 1}])
+
+    def think_then_start(bs, job):
+        bs.consume_time(5)
+        job.allocation = ProcSet(0)
+        bs.execute_jobs([job])
+
+    engine = build_engine(platform4, [workload])
+    transcript = Transcript()
+    run_in_process(engine, OneShot(think_then_start), transcript)
+    engine.outputs().write(tmp_path / "out")
+    row = _rows(tmp_path / "out_jobs.csv")[0]
+    assert (row["starting_time"], row["finish_time"]) == ("15.000000", "25.000000")
+    answer = transcript.entries[3][1]
+    assert answer["now"] == 15.0 and answer["events"][0]["timestamp"] == 15.0

@@ -42,3 +42,14 @@ def test_a_core_module_importing_the_engine_breaks_the_contracts(tmp_path):
     result = lint_imports(tmp_path)
     assert result.returncode != 0
     assert "snficon.core.violation -> snficon.engine.simulator" in result.stdout
+
+
+def test_a_carbon_module_importing_the_platform_breaks_the_carbon_contract(tmp_path):
+    shutil.copytree(REPO_ROOT / "snficon", tmp_path / "snficon",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    violator = tmp_path / "snficon" / "carbon" / "violation.py"
+    violator.write_text("from snficon.platform.reader import read_platform  # noqa: F401\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "Carbon signals and COAST's advisor are pure" in result.stdout
+    assert "snficon.carbon.violation -> snficon.platform.reader" in result.stdout

@@ -107,7 +107,8 @@ class Randomsched(BatsimScheduler):
         if not self.state or self.ended:
             return
         now = self.bs.time()
-        self.calls = [t for t in self.calls if t > now]
+        # A call is over once the clock reached it: messages print six decimals.
+        self.calls = [t for t in self.calls if t > now + 1e-6]
         self.started_now = False
         forced = bool(self.queue) and self.stalled >= STALL_LIMIT
         if forced:

@@ -34,6 +34,8 @@ SWITCHING_OFF, SWITCHING_ON = "switching_off", "switching_on"
 STATE_COLUMNS = (SLEEPING, SWITCHING_ON, SWITCHING_OFF, IDLE, COMPUTING)
 SLEEP_PSTATE = 1  # the generator's ``sleep_pstates="1:2:3"``
 TIME_TOL = 1e-9
+#: Times in messages are Batsim's six-decimal prints of the clock.
+MESSAGE_TIME_TOL = 5.1e-7
 
 
 class ReplayError(AssertionError):
@@ -47,7 +49,9 @@ def require(condition: bool, message: str) -> None:
 
 
 def same_time(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=TIME_TOL, abs_tol=TIME_TOL)
+    """Two times equal up to the rounding of two six-decimal message prints (one may be a
+    sum of a printed time and an exact duration, the other a printed time)."""
+    return math.isclose(a, b, rel_tol=TIME_TOL, abs_tol=2 * MESSAGE_TIME_TOL)
 
 
 def transition_seconds(seconds: float) -> float:
@@ -89,9 +93,9 @@ class NodeTimeline:
     states: list[str] = field(default_factory=lambda: [IDLE])
 
     def change(self, when: float, watts: float, state: str) -> None:
-        require(when >= self.times[-1] - TIME_TOL,
+        require(when >= self.times[-1] - 2 * MESSAGE_TIME_TOL,
                 f"node timeline goes back in time ({when} < {self.times[-1]})")
-        self.times.append(when)
+        self.times.append(max(when, self.times[-1]))  # six-decimal message times
         self.watts.append(watts)
         self.states.append(state)
 
@@ -119,6 +123,8 @@ class Replay:
         self.nodes = [NodeTimeline(watts=[m.idle_w]) for m in self.models]
         self.jobs = {f"w0!{job['id']}": JobTrace(job) for job in case.jobs}
         self.switches: dict[tuple[str, str], SwitchTrace] = {}
+        #: (asked, done) of every request whose machines switch for different durations.
+        self.uneven_switches: list[tuple[float, float]] = []
         self.calls: Counter[float] = Counter()
         self.now = 0.0
         self.end_time: float | None = None
@@ -186,8 +192,11 @@ class Replay:
             self.visible[node] = SLEEPING if switch.target == SLEEP_PSTATE else IDLE
 
     def _on_requested_call(self, where: str, _data: dict[str, Any]) -> None:
-        require(self.calls[self.now] > 0, f"{where}: no CALL_ME_LATER at that time")
-        self.calls[self.now] -= 1
+        # Messages carry Batsim's six-decimal times: the call is the one that prints as now.
+        due = [when for when, count in self.calls.items() if count > 0
+               and f"{when:f}" == f"{self.now:f}"]
+        require(bool(due), f"{where}: no CALL_ME_LATER at that time")
+        self.calls[min(due)] -= 1
 
     def _on_notify(self, where: str, data: dict[str, Any]) -> None:
         require(data.get("type") == "no_more_static_job_to_submit", f"{where}: unknown NOTIFY")
@@ -246,6 +255,8 @@ class Replay:
         key = (data["resources"], data["state"])
         require(key not in self.switches, f"{where}: same request already outstanding")
         self.switches[key] = SwitchTrace(nodes, target, self.now, self.now + max(durations))
+        if min(durations) != max(durations):
+            self.uneven_switches.append((self.now, self.now + max(durations)))
 
     def _on_call_me_later(self, where: str, data: dict[str, Any]) -> None:
         when = float(data["timestamp"])

@@ -13,7 +13,6 @@ from matplotlib.patches import PathPatch
 
 from snficon.report import build_report
 from snficon.report.data import load_results
-from snficon.report.figures import colour
 from snficon.report.size_bins import (
     STAT_COLUMNS,
     WAIT_FLOOR_S,
@@ -22,6 +21,7 @@ from snficon.report.size_bins import (
     size_bin_table,
     size_bins,
 )
+from snficon.report.style import policy_colour as colour
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -129,7 +129,7 @@ def test_fig7_is_a_box_plot_in_minutes_on_a_log_axis(small_results: Path):
                                          *STAT_COLUMNS.values()}
     assert "_policy" not in figure.table
     assert (figure.table["median (min)"] == 0).any()  # zero waits are kept exact
-    assert any("5th and 95th percentiles" in note for note in figure.notes)
+    assert "5th and 95th percentiles" in figure.caption
 
 
 def _job_row(job_id: int, nodes: int, submit: float, wait: float,

@@ -45,6 +45,9 @@ def test_campaign_writes_one_robin_file_per_run(run_cli, tiny_campaign, tmp_path
         assert "-E" in bat and bat[bat.index("-e") + 1] == f"{experiment.output_dir}/out"
         sched = shlex.split(experiment.schedcmd)
         assert sched[0] == "pybatsim" and sched[2:4] == ["-t", "0"] and sched[4] == "-o"
+        # both ends on loopback: pybatsim would bind every interface by default
+        assert sched[6:] == ["-s", "tcp://127.0.0.1:28000"]
+        assert bat[bat.index("-s") + 1] == "tcp://127.0.0.1:28000"
         options = json.loads(sched[5])
         policy = index[path.name]["policy"]
         assert sched[1] == {"fcfsbIpm": "fcfsbIpm"}.get(policy, "snficon")
@@ -107,3 +110,24 @@ def test_flat_parser_reads_quoting_styles():
     assert data == {"a": 'x "y"', "b": "it's", "c": 1.5, "d": "plain text"}
     with pytest.raises(InputError, match="given twice"):
         parse_flat_yaml("a: 1\na: 2\n")
+
+
+def test_missing_inputs_are_a_warning_when_only_writing_robin_files(run_cli, tiny_campaign,
+                                                                    tmp_path, capsys):
+    text = tiny_campaign.read_text()
+    missing = tmp_path / "das2-fs2-3000.json"
+    text = text.replace("[workloads]\n", f'[workloads]\ndas2 = {{ file = "{missing}", '
+                        'make = "uv run snficon workload convert ..." }\n')
+    text += ('\n[[group]]\nname = "traces"\nplatforms = ["aoba-64"]\nworkloads = ["das2"]\n'
+             'policies = ["snficon", "fcfsbIpm"]\n')
+    tiny_campaign.write_text(text)
+    capsys.readouterr()
+    files = written_files(run_cli, tiny_campaign, tmp_path / "robin")
+    out, err = capsys.readouterr()
+    assert len(files) == 5  # the runs whose inputs exist
+    assert err.startswith("snficon: warning: 1 input file(s) of ")
+    assert "the 2 runs using them get no robin file" in err
+    assert f"das2: {missing}" in err and "make it with: uv run snficon workload convert" in err
+    assert "5 robin files in" in out
+    rows = list(csv.DictReader(open(tmp_path / "robin" / "index.csv")))
+    assert "das2" not in {row["workload"] for row in rows} and len(rows) == 5

@@ -68,6 +68,84 @@ class TestDas2Fs1:
         assert "runtime unknown (-1): 138" in capsys.readouterr().out
 
 
+class TestSkip:
+    """``--skip K``: pass over K kept records; subtimes from the last skipped job's submission."""
+
+    def test_das2_fs1_jobs_3001_to_4000_equal_the_authors_segment(self, das2_fs1_swf):
+        trace = read_swf(das2_fs1_swf, skip=3000, max_jobs=1000)
+        jobs = trace.jobs
+        assert trace.report.skipped == 3000 and len(jobs) == 1000
+        # Reference: the paper authors' training segment DAS2-fs1-3001-4000.json
+        # (SPARS-ICON repository, workloads/curriculum-small/), read with json and summed:
+        # first and last job ids 3139 and 4149, first subtimes 80, 88, 161, last 1902341,
+        # sums of subtime 888528556, runtime 1752994, res 8612, reqtime 161299020.
+        assert (jobs[0].id, jobs[-1].id) == (3139, 4149)
+        assert [j.subtime for j in jobs[:3]] == [80, 88, 161]
+        assert jobs[-1].subtime == 1902341
+        assert sum(j.subtime for j in jobs) == 888528556
+        assert sum(j.runtime for j in jobs) == 1752994
+        assert sum(j.res for j in jobs) == 8612
+        assert sum(j.reqtime for j in jobs) == 161299020
+        # The same jobs as the first 4000 kept ones, rebased on job 3000's submission.
+        whole = read_swf(das2_fs1_swf, max_jobs=4000).jobs
+        origin = whole[2999].subtime
+        assert trace.report.origin_s == origin
+        assert [(j.id, j.res, j.subtime - origin, j.runtime, j.reqtime) for j in whole[3000:]] \
+            == [(j.id, j.res, j.subtime, j.runtime, j.reqtime) for j in jobs]
+
+    def test_drop_rules_apply_before_skipping(self, tmp_path):
+        # Records 1, 3, 4, 5 are kept (2 is dropped): skipping 2 passes over 1 and 3.
+        trace = read_swf(write(tmp_path / "t.swf", SMALL_SWF), skip=2)
+        assert [(j.id, j.subtime) for j in trace.jobs] == [(4, 40), (5, 90)]  # origin 160
+        assert trace.report.skipped == 2 and trace.report.origin_s == 160
+        assert trace.report.dropped == {"runtime unknown (-1)": 1}
+        assert trace.report.reqtime_missing == 1  # job 4's, kept
+        assert read_swf(tmp_path / "t.swf", skip=3).report.reqtime_missing == 0  # skipped
+        assert [j.id for j in read_swf(tmp_path / "t.swf", skip=1, max_jobs=2).jobs] == [3, 4]
+
+    def test_skip_zero_keeps_the_first_kept_job_origin(self, tmp_path):
+        path = write(tmp_path / "t.swf", SMALL_SWF)
+        assert read_swf(path, skip=0) == read_swf(path)
+
+    def test_unsorted_trace_never_gives_negative_subtimes(self, tmp_path):
+        text = HEADER + swf_record(1, 100, 5, 1, 5) + swf_record(2, 300, 5, 1, 5) \
+            + swf_record(3, 200, 5, 1, 5)
+        trace = read_swf(write(tmp_path / "t.swf", text), skip=2)
+        assert [(j.id, j.subtime) for j in trace.jobs] == [(3, 0)]
+
+    def test_duplicate_of_a_skipped_id_is_an_error(self, tmp_path):
+        path = write(tmp_path / "d.swf", SMALL_SWF + swf_record(1, 300, 5, 1, 5))
+        with pytest.raises(InputError, match="job id 1 appears twice"):
+            read_swf(path, skip=3)
+
+    def test_spars_skip_rebases_on_the_last_skipped_job(self, tmp_path):
+        doc = {"nb_res": 4, "jobs": [
+            {"job_id": i, "res": 1, "subtime": 10 * i, "runtime": 3, "reqtime": 4}
+            for i in range(1, 6)]}
+        path = write(tmp_path / "s.json", json.dumps(doc))
+        assert [j.subtime for j in read_spars(path).jobs] == [10, 20, 30, 40, 50]
+        trace = read_spars(path, skip=3, max_jobs=1)
+        assert [(j.id, j.subtime) for j in trace.jobs] == [(4, 10)]
+
+    def test_negative_skip_and_skipping_everything(self, tmp_path):
+        path = write(tmp_path / "t.swf", SMALL_SWF)
+        with pytest.raises(InputError, match="--skip must be at least 0, got -1"):
+            read_swf(path, skip=-1)
+        with pytest.raises(InputError, match=r"no job kept \(5 records read, 4 kept records "
+                                             r"skipped\)"):
+            convert_trace(path, tmp_path / "o.json", skip=4)
+        assert not (tmp_path / "o.json").exists()
+
+    def test_convert_command_with_skip(self, cli_main, tmp_path, capsys):
+        source = write(tmp_path / "t.swf", SMALL_SWF)
+        out = tmp_path / "seg.json"
+        assert cli_main(["workload", "convert", str(source), "--skip", "1", "--jobs", "2",
+                         "-o", str(out)]) == 0
+        assert [(j.id, j.subtime) for j in read_workload(out).jobs] == [("3", 60), ("4", 100)]
+        assert "kept jobs skipped: 1 (subtimes relative to the last skipped job's " \
+               "submission, 100 s)" in capsys.readouterr().out
+
+
 class TestSwf:
     def test_paper_rules(self, tmp_path):
         trace = read_swf(write(tmp_path / "t.swf", SMALL_SWF))

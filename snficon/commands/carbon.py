@@ -1,0 +1,103 @@
+"""``snficon carbon ...``: make a synthetic signal, check a signal file, account a finished run.
+
+``synthetic`` writes a seeded diurnal signal labelled as synthetic
+(:mod:`snficon.carbon.synthetic`); ``check`` reads a signal file with its gap
+rule and prints a summary and its gaps; ``account`` computes the emissions of
+a finished run's output files (the embedded engine's or the real Batsim's)
+and prints them as JSON, or adds them to a ``metrics.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from snficon.analysis.carbon import carbon_from_outputs
+from snficon.carbon.signal import format_instant, read_signal, signal_csv_text
+from snficon.carbon.synthetic import DiurnalParams, synthetic_diurnal
+from snficon.commands.run import add_carbon_options, carbon_of
+from snficon.errors import InputError
+from snficon.fileio import atomic_write_text
+
+_DEFAULTS = DiurnalParams()
+
+
+def _synthetic(args: argparse.Namespace) -> int:
+    params = DiurnalParams(days=args.days, step_s=args.step, start=args.start, mean=args.mean,
+                           amplitude=args.amplitude, peak_hour=args.peak_hour,
+                           noise_sd=args.noise, seed=args.seed)
+    signal = synthetic_diurnal(params)
+    atomic_write_text(args.output, signal_csv_text(signal))
+    print(signal.summary().replace(signal.source, args.output, 1))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    signal = read_signal(args.file, args.fill)
+    print(signal.summary())
+    for gap in signal.gaps:
+        print(f"  gap: {gap.intervals} interval(s) from {format_instant(gap.first_missing_s)} "
+              f"(before line {gap.line}), filled by {signal.fill_rule!r}")
+    return 0
+
+
+def _account(args: argparse.Namespace) -> int:
+    if args.carbon is None:
+        raise InputError("carbon account: give the signal with --carbon FILE")
+    signal = carbon_of(args)
+    emissions = carbon_from_outputs(args.prefix, signal)
+    if emissions is None:
+        raise InputError(f"{args.prefix}_consumed_energy.csv: missing (the run had no -E), "
+                         "so there is no energy to account")
+    record = {**emissions.as_dict(), "carbon_signal": Path(args.carbon).name,
+              "carbon_start": signal.start_text}
+    if args.metrics:
+        path = Path(args.metrics)
+        try:
+            existing = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except ValueError as exc:
+            raise InputError(f"{path}: not JSON ({exc})") from None
+        existing.update(record)
+        atomic_write_text(path, json.dumps(existing, sort_keys=True, indent=2,
+                                           allow_nan=False) + "\n")
+    print(json.dumps(record, sort_keys=True, indent=2))
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add ``carbon synthetic|check|account`` to the ``snficon`` command."""
+    parser = commands.add_parser("carbon", help="carbon-intensity signals and run emissions")
+    parser.set_defaults(func=lambda args: parser.print_help())
+    sub = parser.add_subparsers(dest="carbon_command", metavar="ACTION")
+
+    syn = sub.add_parser("synthetic", help="write a synthetic diurnal signal (not measured)",
+                         description="A seeded diurnal carbon-intensity signal, labelled as "
+                                     "synthetic in its first line (snficon.carbon.synthetic).")
+    syn.add_argument("-o", "--output", required=True, metavar="FILE")
+    syn.add_argument("--days", type=float, default=_DEFAULTS.days)
+    syn.add_argument("--step", type=float, default=_DEFAULTS.step_s, metavar="S")
+    syn.add_argument("--start", default=_DEFAULTS.start, metavar="ISO")
+    syn.add_argument("--mean", type=float, default=_DEFAULTS.mean, metavar="G_PER_KWH")
+    syn.add_argument("--amplitude", type=float, default=_DEFAULTS.amplitude, metavar="G_PER_KWH")
+    syn.add_argument("--peak-hour", type=float, default=_DEFAULTS.peak_hour, metavar="H")
+    syn.add_argument("--noise", type=float, default=_DEFAULTS.noise_sd, metavar="G_PER_KWH",
+                     help="standard deviation of the AR(1) noise")
+    syn.add_argument("--seed", type=int, default=_DEFAULTS.seed)
+    syn.set_defaults(func=_synthetic)
+
+    check = sub.add_parser("check", help="read a signal file and summarise it")
+    check.add_argument("file", metavar="FILE")
+    check.add_argument("--fill", choices=("linear", "hold", "refuse"), default="linear")
+    check.set_defaults(func=_check)
+
+    account = sub.add_parser(
+        "account", help="emissions of a finished run from its output files",
+        description="Carbon of the run whose Batsim output files are PREFIX_jobs.csv and "
+                    "PREFIX_consumed_energy.csv (e.g. out/x/out), in the energy metrics' "
+                    "window and partition (snficon.analysis.carbon).")
+    account.add_argument("prefix", metavar="PREFIX")
+    account.add_argument("--metrics", metavar="FILE",
+                         help="also add the keys to this metrics.json (written atomically)")
+    add_carbon_options(account)
+    account.set_defaults(func=_account)

@@ -1,0 +1,436 @@
+"""SimGrid 3.32's maestro loop: actors, simcalls, activities and Batsim's server mailbox.
+
+``EngineImpl::run`` alternates *sub-rounds* and *solves*. In a sub-round every
+runnable actor runs until its next simcall (``run_all_actors``); the simcalls
+are then handled in the order those actors ran (``simcall_handle``) and the
+actors whose activities ended are woken (``handle_ended_actions``). When no
+actor is runnable, ``solve`` advances the clock (:class:`~.surf.Surf`). An
+actor woken by a simcall answer or an ended activity is appended to the
+run list (``ActorImpl::simcall_answer``), so the order in which events reach
+Batsim's server is the order in which their actors reach their ``put``:
+first by how many simcalls each made since it woke, then by wake order.
+
+Actors are generators that yield requests:
+
+* ``(CALL, fn, *args)``: an answered simcall (``simcall_answered``): ``fn`` runs
+  when the simcall is handled, the actor resumes one sub-round later with its
+  result (``Host::set_pstate``, ``Actor::create``, ``Exec::start``, ``cancel``...);
+* ``(SLEEP, duration, host)``: ``this_actor::sleep_for`` (a no-op if duration <= 0);
+* ``(WAIT, activity, timeout, host)``: ``Activity::wait_for`` (timeout -1: none);
+* ``(PUT, payload, final)``: ``Mailbox::put`` to the server, i.e. an ``isend`` simcall,
+  then, one sub-round later, a blocking wait for the comm (``final``: the actor's last
+  act, after which it only ends);
+* ``(RECV,)``: the server's ``Mailbox::get``;
+* ``(ENERGY, hosts)``: ``sg_host_get_consumed_energy`` on each host in turn, which
+  is a simcall (``HostEnergy::get_consumed_energy``) only for a host whose
+  energy was not yet updated at the current clock;
+* ``(EXCHANGE, message)``: the request-reply actor's blocking ZeroMQ round trip
+  (no simulated time passes): the kernel hands the message to its driver.
+
+Energy updates at the current clock happen also in the kernel: when an action
+ends or is cancelled, on its hosts (``on_action_state_change`` of the energy
+plugin), and when a host changes pstate (``on_host_change``); the user-side
+update of ``Exec::on_start`` for single-host executions is done by the actors.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Generator
+from typing import Any
+
+import numpy as np
+
+from snficon.engine.surf import SLEEP, Action, Surf
+
+CALL = 0
+SLEEP_FOR = 1
+WAIT = 2
+PUT = 3
+RECV = 4
+ENERGY = 5
+EXCHANGE = 6
+_UPDATE = 7  # internal: one energy simcall of an ENERGY traversal
+
+#: Outcomes of a wait.
+DONE = "done"
+CANCELED = "canceled"
+TIMEOUT = "timeout"
+
+ActorCode = Generator[tuple, Any, None]
+
+
+class Actor:
+    """A SimGrid actor: its code, the host it runs on (-1: ``master_host``), its state."""
+
+    __slots__ = ("name", "code", "host", "request", "result", "alive", "waiting", "traversal",
+                 "pending_wait")
+
+    def __init__(self, name: str, code: ActorCode, host: int) -> None:
+        self.name = name
+        self.code = code
+        self.host = host
+        self.request: tuple | None = None
+        self.result: Any = None
+        self.alive = True
+        self.waiting: Activity | None = None
+        self.traversal: tuple[np.ndarray, int] | None = None
+        #: The comm of an ``isend`` still queued: the actor's next simcall is its wait.
+        self.pending_wait: Activity | None = None
+
+    def __repr__(self) -> str:
+        return f"Actor({self.name})"
+
+
+class Activity:
+    """What an actor waits for: an exec, a sleep, a comm, or an exec's timeout."""
+
+    __slots__ = ("kind", "action", "waiters", "state", "payload", "timeout", "exec")
+
+    def __init__(self, kind: int) -> None:
+        self.kind = kind
+        self.action: Action | None = None
+        self.waiters: list[Actor] = []
+        self.state: str | None = None
+        self.payload: Any = None
+        self.timeout: Activity | None = None
+        self.exec: Activity | None = None
+
+
+EXEC_ACTIVITY = 0
+SLEEP_ACTIVITY = 1
+COMM_ACTIVITY = 2
+TIMEOUT_ACTIVITY = 3
+
+
+class Kernel:
+    """The actors, their run list and Batsim's ``server`` mailbox, over a :class:`Surf`."""
+
+    def __init__(self, surf: Surf, nb_hosts: int, on_load_change) -> None:
+        self.surf = surf
+        self.to_run: list[Actor] = []
+        self.actors: list[Actor] = []
+        #: ``HostEnergy::last_updated_`` of each compute host.
+        self.energy_updated_at = np.zeros(nb_hosts)
+        self.all_hosts = np.arange(nb_hosts, dtype=np.int64)
+        self._queue: deque[Activity] = deque()
+        self._receiver: Activity | None = None
+        #: A comm started while nothing else was due at the next solve: it ends then
+        #: without an action of its own (the solve would have a delta of 0 and end it).
+        self._comm: Activity | None = None
+        self._on_load_change = on_load_change
+
+    # ------------------------------------------------------------------ actors
+
+    def spawn(self, name: str, code: ActorCode, host: int = -1) -> Actor:
+        """``ActorImpl::start``: the new actor is appended to the run list."""
+        actor = Actor(name, code, host)
+        self.actors.append(actor)
+        self.to_run.append(actor)
+        return actor
+
+    def kill(self, victim: Actor) -> None:
+        """``ActorImpl::exit``: cancel what the victim waits for; it never runs again."""
+        victim.alive = False
+        waiting = victim.waiting
+        if waiting is not None and waiting.action is not None and waiting.action.alive:
+            self.surf.remove(waiting.action)
+            self.touch(waiting.action.hosts)
+        victim.waiting = None
+        victim.code.close()
+
+    def mailbox_empty(self) -> bool:
+        """``Mailbox::empty`` of the server's mailbox: no send waiting for a receiver."""
+        return not self._queue
+
+    def touch(self, hosts: np.ndarray) -> None:
+        """The energy of ``hosts`` is updated at the current clock."""
+        if len(hosts):
+            self.energy_updated_at[hosts] = self.surf.now
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self) -> Generator[Any, Any, None]:
+        """``EngineImpl::run`` as a generator: yields each message for the scheduler and
+        receives its answer; returns when nothing can happen any more."""
+        surf = self.surf
+        step = self._step
+        handle = self._handle
+        while True:
+            while self.to_run:
+                if self.to_run[0].traversal is not None:
+                    self._fast_forward_energy()
+                ran = self.to_run
+                self.to_run = []
+                for actor in ran:
+                    if actor.alive:
+                        message = step(actor)
+                        while message is not None:  # the request-reply actor's round trip
+                            actor.result = yield message
+                            message = step(actor)
+                for actor in ran:
+                    request = actor.request
+                    if request is not None:
+                        actor.request = None
+                        handle(actor, request)
+                if surf.failed or surf.finished:
+                    self._handle_ended()
+            comm = self._comm
+            if comm is not None:  # a delta-0 solve: the comm ends first (it was started first)
+                self._comm = None
+                if surf.has_instant():
+                    surf.instant_step()
+                self._post(comm, DONE)
+                self._handle_ended()
+                continue
+            if surf.solve() < 0.0:
+                return
+            self._handle_ended()
+
+    def _step(self, actor: Actor) -> Any:
+        """Run ``actor`` until its next simcall (``ActorImpl`` context switch).
+
+        Returns the message of an ``EXCHANGE`` (the actor resumes with the answer
+        put in its ``result``), else None.
+        """
+        if actor.pending_wait is not None:  # the second half of Mailbox::put
+            actor.request = (WAIT, actor.pending_wait, -1.0, actor.host)
+            actor.pending_wait = None
+            return None
+        value = actor.result
+        actor.result = None
+        if actor.traversal is not None:
+            if self._traverse(actor):
+                return None
+            value = None
+        code = actor.code
+        while True:
+            try:
+                request = code.send(value)
+            except StopIteration:
+                actor.alive = False
+                return None
+            kind = request[0]
+            if kind == ENERGY:
+                actor.traversal = (request[1], 0)
+                if self._traverse(actor):
+                    return None
+                value = None
+            elif kind == EXCHANGE:
+                return request[1]
+            elif kind == SLEEP_FOR and request[1] <= 0.0:
+                value = None  # sleep_for(d <= 0) is a no-op, not a simcall
+            else:
+                actor.request = request
+                return None
+
+    def _traverse(self, actor: Actor) -> bool:
+        """Advance an energy traversal to its next host needing a simcall (True) or its end."""
+        assert actor.traversal is not None
+        hosts, position = actor.traversal
+        if position < len(hosts):
+            pending = self.energy_updated_at[hosts[position:]] < self.surf.now
+            first = int(pending.argmax())
+            if pending[first]:
+                index = position + first
+                actor.traversal = (hosts, index + 1)
+                actor.request = (_UPDATE, int(hosts[index]))
+                return True
+        actor.traversal = None
+        return False
+
+    def _fast_forward_energy(self) -> None:
+        """Skip sub-rounds in which only energy traversals in lockstep run.
+
+        When every runnable actor is mid-way through the same traversal, at the
+        same host, they stay in lockstep until its end and nothing else can run
+        meanwhile: the remaining hosts end up updated, the actors resume in the
+        same order. Only the number of skipped sub-rounds is lost, which nothing
+        observes.
+        """
+        first = self.to_run[0].traversal
+        assert first is not None
+        hosts, position = first
+        for actor in self.to_run:
+            traversal = actor.traversal
+            if traversal is None or traversal[0] is not hosts or traversal[1] != position:
+                return
+        if position < len(hosts):
+            self.energy_updated_at[hosts[position:]] = self.surf.now
+        for actor in self.to_run:
+            actor.traversal = (hosts, len(hosts))
+
+    # ------------------------------------------------------------------ simcalls
+
+    def _handle(self, actor: Actor, request: tuple) -> None:
+        kind = request[0]  # the most frequent first
+        if kind == PUT:
+            self._put(actor, request[1], request[2])
+        elif kind == RECV:
+            self._recv(actor)
+        elif kind == CALL:
+            actor.result = request[1](*request[2:])
+            self.to_run.append(actor)
+        elif kind == _UPDATE:
+            self.energy_updated_at[request[1]] = self.surf.now
+            self.to_run.append(actor)
+        elif kind == SLEEP_FOR:
+            activity = Activity(SLEEP_ACTIVITY)
+            activity.action = self.surf.sleep(request[1], request[2], activity)
+            activity.waiters.append(actor)
+            actor.waiting = activity
+        elif kind == WAIT:
+            self._wait(actor, request[1], request[2], request[3])
+        else:
+            raise RuntimeError(f"unknown simcall {request!r}")
+
+    def _wait(self, actor: Actor, activity: Activity, timeout: float, host: int) -> None:
+        if activity.state is not None:  # already over: answered at once
+            actor.result = activity.state
+            self.to_run.append(actor)
+            return
+        activity.waiters.append(actor)
+        actor.waiting = activity
+        if timeout >= 0.0:
+            detector = Activity(TIMEOUT_ACTIVITY)
+            detector.exec = activity
+            detector.waiters.append(actor)
+            detector.action = self.surf.sleep(timeout, host, detector)
+            activity.timeout = detector
+
+    def _put(self, actor: Actor, payload: Any, final: bool) -> None:
+        """``CommImpl::isend``, and the sender's wait one sub-round later.
+
+        When the server already waits (the usual case), the comm starts now
+        and the sender's wait, which would come next sub-round and do nothing
+        else, is registered at once, after the receiver as it would be; when
+        the send is queued, the wait keeps its own sub-round. A final sender
+        (nothing left to do after its put) is not woken again: it ends.
+        """
+        receiver = self._receiver
+        if receiver is not None:
+            self._receiver = None
+            receiver.payload = payload
+            self._start_comm(receiver)
+            if final:
+                self._end(actor)
+            else:
+                receiver.waiters.append(actor)
+                actor.waiting = receiver
+            return
+        comm = Activity(COMM_ACTIVITY)
+        comm.payload = payload
+        self._queue.append(comm)
+        if final:
+            self._end(actor)
+        else:
+            actor.pending_wait = comm
+            self.to_run.append(actor)
+
+    def _start_comm(self, comm: Activity) -> None:
+        """``CommImpl::start``: a comm between two actors of ``master_host`` ends at the next
+        solve, at once (remains 0)."""
+        if self._comm is None and not self.surf.has_instant():
+            self._comm = comm
+        else:
+            comm.action = self.surf.communicate(comm)
+
+    def _end(self, actor: Actor) -> None:
+        actor.alive = False
+        actor.code.close()
+
+    def _recv(self, actor: Actor) -> None:
+        if self._queue:
+            comm = self._queue.popleft()
+            comm.waiters.append(actor)
+            self._start_comm(comm)
+        else:
+            comm = Activity(COMM_ACTIVITY)
+            comm.waiters.append(actor)
+            self._receiver = comm
+        actor.waiting = comm
+
+    # ------------------------------------------------------------------ ends
+
+    def start_exec(self, hosts: np.ndarray, flops: float, speeds: np.ndarray) -> Activity:
+        """``ExecImpl::start`` (an answered simcall): the action starts now."""
+        activity = Activity(EXEC_ACTIVITY)
+        activity.action = self.surf.execute(hosts, flops, speeds, activity)
+        if activity.action.loads:
+            self._on_load_change(hosts, +1)
+        return activity
+
+    def cancel_exec(self, activity: Activity) -> None:
+        """``ExecImpl::cancel``: the action fails now (its waiters see ``CANCELED``)."""
+        action = activity.action
+        if action is not None and action.alive:
+            self.surf.cancel(action)
+            self.touch(action.hosts)
+            if action.loads:
+                self._on_load_change(action.hosts, -1)
+
+    def destroy_exec(self, activity: Activity) -> None:
+        """An execution's activity is freed before its end (a walltime-killed job deleted)."""
+        action = activity.action
+        if action is not None and action.alive:
+            self.surf.remove(action)
+            if action.loads:
+                self._on_load_change(action.hosts, -1)
+
+    def _handle_ended(self) -> None:
+        """``EngineImpl::handle_ended_actions``: failed actions first, then finished ones."""
+        surf = self.surf
+        for action in surf.take_failed():
+            self._post(action.activity, CANCELED)
+        for action in surf.take_finished():
+            if len(action.hosts):
+                self.energy_updated_at[action.hosts] = surf.now
+            if action.loads:
+                self._on_load_change(action.hosts, -1)
+            self._post(action.activity, DONE)
+
+    def _post(self, activity: Activity, state: str) -> None:
+        if activity.kind == TIMEOUT_ACTIVITY:
+            exec_activity = activity.exec
+            assert exec_activity is not None
+            if exec_activity.state is not None:
+                return
+            exec_activity.timeout = None
+            for actor in activity.waiters:
+                if actor in exec_activity.waiters:
+                    exec_activity.waiters.remove(actor)
+                self._answer(actor, TIMEOUT)
+            return
+        activity.state = state
+        if activity.timeout is not None:
+            detector = activity.timeout
+            activity.timeout = None
+            if detector.action is not None:
+                self.surf.remove(detector.action)
+        for actor in activity.waiters:
+            if actor.alive:
+                self._answer(actor, activity.payload if activity.kind == COMM_ACTIVITY
+                             and state == DONE else state)
+        activity.waiters = []
+
+    def _answer(self, actor: Actor, result: Any) -> None:
+        actor.waiting = None
+        actor.result = result
+        self.to_run.append(actor)
+
+    def blocked_actors(self) -> list[Actor]:
+        return [a for a in self.actors if a.alive]
+
+
+def put(payload: Any, final: bool = False) -> Generator[tuple, Any, None]:
+    """``Mailbox::put`` to the server; ``final`` when the actor ends right after."""
+    yield (PUT, payload, final)
+
+
+def sleep(duration: float, host: int = -1) -> Generator[tuple, Any, None]:
+    """``this_actor::sleep_for``."""
+    yield (SLEEP_FOR, duration, host)
+
+
+__all__ = ["Actor", "Activity", "Kernel", "put", "sleep", "CALL", "SLEEP_FOR", "WAIT", "PUT",
+           "RECV", "ENERGY", "EXCHANGE", "DONE", "CANCELED", "TIMEOUT", "SLEEP"]
