@@ -9,7 +9,13 @@ independent sources on hypothesis-generated series:
 - lag-1 autocorrelation (eq. 7-8): ``numpy.corrcoef(x[:-1], x[1:])``, the Pearson
   correlation of the lagged subsequences;
 - CV (eq. 5): ``numpy.std(x) / numpy.mean(x)``; the screen divides by n (ddof = 0), the
-  choice ``snficon.core.screen`` documents as the authors' code's.
+  choice ``snficon.core.screen`` documents as the authors' code's;
+- the window (section IV-A): the samples with ``now - T_M <= t <= now`` by a numpy mask
+  over every sample ever appended, the newest ``n_max`` of them.
+
+Each single-rule rejection is checked three ways: the independent statistics put the
+window outside that rule's bound and inside the other two, the screen names that rule
+alone, and relaxing that rule's bound alone makes the screen accept the window.
 
 Series are drawn on a grid of 1e-3 s so that a non-constant lagged subsequence is never
 constant up to rounding (where Pearson's formula is ill-conditioned and two correct
@@ -18,6 +24,7 @@ implementations may differ in every digit).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -27,7 +34,13 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from snficon.core.params import IconParams
-from snficon.core.screen import REASON_CV, REASON_KS, SMALL_SERIES, screen_series
+from snficon.core.screen import (
+    REASON_CV,
+    REASON_KS,
+    SMALL_SERIES,
+    SeriesWindow,
+    screen_series,
+)
 
 SETTINGS = dict(derandomize=True, database=None, deadline=None)
 PARAMS = IconParams()  # Table I: delta_cv 0.45, delta_rho 0.65, kappa_m 1.25, kappa_0 3
@@ -43,8 +56,10 @@ SHORT = series(1, SMALL_SERIES)
 LONG = series(SMALL_SERIES + 1, 400)
 
 
-def check_against_scipy_and_numpy(x: np.ndarray) -> None:
-    result = screen_series(x, PARAMS)
+def check_against_scipy_and_numpy(x: np.ndarray, result=None, params=PARAMS) -> None:
+    """The screen's statistics of ``x`` (``result``, else ``screen_series(x)``) against
+    scipy's KS distance and numpy's mean, CV and lag-1 correlation."""
+    result = screen_series(x, params) if result is None else result
     n = len(x)
     assert result.n == n
     mean = float(np.mean(x))
@@ -55,13 +70,30 @@ def check_against_scipy_and_numpy(x: np.ndarray) -> None:
         assert result.cv == pytest.approx(float(np.std(x) / mean), rel=1e-9, abs=1e-12)
         expected_ks = stats.kstest(x, "expon", args=(0.0, mean)).statistic
         assert result.ks == pytest.approx(expected_ks, rel=1e-9, abs=1e-12)
-    assert result.ks_limit == pytest.approx(PARAMS.kappa_m * PARAMS.kappa_0 / math.sqrt(n))
+    assert result.ks_limit == pytest.approx(params.kappa_m * params.kappa_0 / math.sqrt(n))
     left, right = x[:-1], x[1:]
     if n >= 3 and np.ptp(left) > 0.0 and np.ptp(right) > 0.0:
         expected_lag1 = float(np.corrcoef(left, right)[0, 1])
         assert result.lag1 == pytest.approx(expected_lag1, rel=1e-7, abs=1e-9)
+        lag1_fails = abs(expected_lag1) > params.delta_rho
+        near = [abs(abs(expected_lag1) - params.delta_rho)]
     else:
         assert result.lag1 is None  # undefined correlation: the screen reports none
+        lag1_fails, near = True, []
+    # The verdict (Definition 4) from the independent statistics: every failed rule named.
+    expected = {"n<n_min"} if n < params.n_min else set()
+    if mean == 0.0:
+        expected.add("zero_mean")
+    else:
+        cv = float(np.std(x) / mean)
+        ks_limit = params.kappa_m * params.kappa_0 / math.sqrt(n)
+        expected |= {"cv"} if abs(cv - 1.0) > params.delta_cv else set()
+        expected |= {"ks"} if expected_ks > ks_limit else set()
+        near += [abs(abs(cv - 1.0) - params.delta_cv), abs(expected_ks - ks_limit)]
+    expected |= {"lag1"} if lag1_fails else set()
+    if min(near, default=1.0) > 1e-9:  # no statistic on a bound up to rounding
+        assert set(filter(None, result.reason.split(","))) == expected, (result, expected)
+        assert result.accepted == (not expected)
 
 
 class TestStatistics:
@@ -84,6 +116,72 @@ class TestStatistics:
         check_against_scipy_and_numpy(x)
 
 
+WINDOW_GAPS = st.lists(st.tuples(st.integers(0, 4000), MILLIS), min_size=0, max_size=120)
+
+
+class TestWindows:
+    @settings(max_examples=80, **SETTINGS)
+    @given(WINDOW_GAPS, st.sampled_from([600.0, 7200.0, 20000.0]), st.sampled_from([3, 10, 60]),
+           st.integers(0, 3000), st.booleans())
+    def test_window_screen_against_a_mask(self, gaps, t_m, n_max, after, intervals):
+        """Samples appended one by one, then screened at a later time (``SeriesWindow``).
+
+        Times advance by whole seconds (zero steps included: simultaneous samples), so a
+        sample exactly T_M old is common. With ``intervals`` the window records the gaps
+        between events (the arrival series); otherwise the drawn values.
+        """
+        params = IconParams(t_m=t_m, n_max=n_max, n_min=1)
+        window = SeriesWindow.empty(params)
+        times, values, now, previous = [], [], 0.0, None
+        for step, value in gaps:
+            now += step
+            if intervals:
+                window = window.append_interval(now)
+                if previous is not None:
+                    times.append(now)
+                    values.append(now - previous)
+                previous = now
+            else:
+                window = window.append(now, value)
+                times.append(now)
+                values.append(value)
+        now += after
+        t, v = np.array(times), np.array(values)
+        expected = v[(t >= now - t_m) & (t <= now)][-n_max:] if len(v) else v
+        result = window.screen(now, params)
+        assert result.n == len(expected)
+        if len(expected):
+            check_against_scipy_and_numpy(expected, result, params)
+        else:
+            assert result.mean is None and not result.accepted
+
+
+def rule_failures(x: np.ndarray, params: IconParams) -> set[str]:
+    """The rules of eq. 6, 9, 10 that ``x`` fails, from numpy and scipy alone."""
+    mean = float(np.mean(x))
+    failed = set()
+    if abs(float(np.std(x)) / mean - 1.0) > params.delta_cv:
+        failed.add("cv")
+    if abs(float(np.corrcoef(x[:-1], x[1:])[0, 1])) > params.delta_rho:
+        failed.add("lag1")
+    limit = params.kappa_m * params.kappa_0 / math.sqrt(len(x))
+    if stats.kstest(x, "expon", args=(0.0, mean)).statistic > limit:
+        failed.add("ks")
+    return failed
+
+
+def assert_rejected_only_by(x: np.ndarray, reason: str, relaxed: IconParams) -> None:
+    """Only rule ``reason`` rejects ``x``: by the independent statistics, by the screen's
+    reason, and because the screen accepts ``x`` once that rule alone is relaxed."""
+    assert len(x) >= PARAMS.n_min
+    assert rule_failures(x, PARAMS) == {reason}
+    result = screen_series(x, PARAMS)
+    assert not result.accepted
+    assert result.reason == reason
+    assert rule_failures(x, relaxed) == set()
+    assert screen_series(x, relaxed).accepted
+
+
 class TestSingleRuleRejections:
     def test_only_ks_rejects(self):
         r"""Half zeros, half twos, in the pattern 0, 0, 2, 2 repeated (n = 64, numpy path).
@@ -101,8 +199,7 @@ class TestSingleRuleRejections:
         assert result.lag1 == pytest.approx(1 / 62)
         assert result.ks == pytest.approx(0.5)
         assert result.ks_limit == pytest.approx(0.46875)
-        assert not result.accepted
-        assert result.reason == REASON_KS
+        assert_rejected_only_by(x, REASON_KS, dataclasses.replace(PARAMS, kappa_0=4.0))
 
     def test_only_cv_rejects(self):
         r"""10.0, 10.1, ..., 11.9 s in the order 10 + (7 i mod 20) / 10 (n = 20, plain path).
@@ -122,5 +219,4 @@ class TestSingleRuleRejections:
         assert result.lag1 == pytest.approx(-0.3444475, rel=1e-6)
         assert result.ks == pytest.approx(1.0 - math.exp(-10.0 / 10.95))
         assert result.ks_limit == pytest.approx(3.75 / math.sqrt(20))
-        assert not result.accepted
-        assert result.reason == REASON_CV
+        assert_rejected_only_by(x, REASON_CV, dataclasses.replace(PARAMS, delta_cv=0.95))

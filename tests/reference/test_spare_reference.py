@@ -10,6 +10,7 @@ one of the tied ones and compares the node sets of the x it chose.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -53,8 +54,8 @@ def tied(reference: ReferenceResult, x: int, y: int) -> bool:
     return close(a.j, b.j, scale_j) and close(a.w, b.w, scale_w) and close(a.e, b.e, scale_e)
 
 
-def assert_agree(state: SpareState) -> str:
-    """Compare everything; returns "tie" when x* differed within a rounding tie."""
+def assert_agree(state: SpareState) -> ReferenceResult:
+    """Compare everything (x* may differ within a rounding tie); returns the reference."""
     result, reference = run_both(state)
     assert result.candidates.tolist() == list(range(reference.x_min, reference.x_max + 1))
     assert result.k == reference.k
@@ -72,33 +73,50 @@ def assert_agree(state: SpareState) -> str:
         assert close(w, rw, scale_w), f"W({x}): optimiser {w!r}, reference {rw!r}"
         assert close(e, re, scale_e), f"E({x}): optimiser {e!r}, reference {re!r}"
         assert close(j, rj, scale_j), f"J({x}): optimiser {j!r}, reference {rj!r}"
-    outcome = "same"
     if result.x != reference.x:
         assert tied(reference, result.x, reference.x), (
             f"x*: optimiser {result.x}, reference {reference.x}")
-        outcome = "tie"
     chosen = reference.candidate(result.x)
     assert result.wake == chosen.nodes_with(Role.WOKEN)
     assert result.switch_off == chosen.nodes_with(Role.SWITCHED_OFF)
     assert result.keep == chosen.nodes_with(Role.KEPT)
     assert close(result.w, chosen.w, scale_w) and close(result.e, chosen.e, scale_e)
     assert close(result.j, chosen.j, scale_j)
-    return outcome
+    return reference
 
 
-def spied_agreement(state: SpareState) -> int:
-    """:func:`assert_agree` with the optimiser's numpy crossing sum wrapped: its call count."""
+def wide_crossings(reference: ReferenceResult) -> list[int]:
+    """For each step x -> x + 1 whose one changed node moves its delay down from a to b past
+    more than 64 other delays (b < d < a, counted in candidate x): how many it passes.
+
+    These are the steps the optimiser must sum with numpy (``crossing_change``)."""
+    sizes = []
+    for before, after in itertools.pairwise(reference.candidates):
+        ids = [i for i, role in enumerate(before.roles) if role != Role.COMPUTING]
+        changed = [n for n, i in enumerate(ids) if before.roles[i] != after.roles[i]]
+        assert len(changed) == 1, (before.x, changed)
+        a, b = before.delays[changed[0]], after.delays[changed[0]]
+        passed = sum(1 for d in before.delays if b < d < a)
+        if b < a and passed > 64:
+            sizes.append(passed)
+    return sizes
+
+
+def spied_agreement(state: SpareState) -> list[int]:
+    """:func:`assert_agree` with the optimiser's numpy crossing sum wrapped; asserts that it
+    ran exactly at the steps :func:`wide_crossings` names, and returns their sizes."""
     calls = []
     real = spare.crossing_change
 
-    def spy(*args):
-        calls.append(args[2] - args[1])
-        return real(*args)
+    def spy(q, lo, hi, b, between, a):
+        calls.append(hi - lo)
+        return real(q, lo, hi, b, between, a)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(spare, "crossing_change", spy)
-        assert_agree(state)
-    return len(calls)
+        reference = assert_agree(state)
+    assert calls == wide_crossings(reference)
+    return calls
 
 
 class TestAgainstReference:
@@ -108,13 +126,14 @@ class TestAgainstReference:
         assert_agree(state)
 
     def test_large_states_take_the_vectorised_branch(self):
-        """Hundreds of nodes: most examples sum some step's crossings with numpy."""
+        """Hundreds of nodes: the numpy crossing sum runs exactly where more than 64
+        delays lie between a moved node's old and new delay, in most examples."""
         calls = []
 
         @settings(max_examples=10, **SETTINGS)
         @given(large_spare_states())
         def check(state):
-            calls.append(spied_agreement(state))
+            calls.append(len(spied_agreement(state)))
 
         check()
         assert sum(1 for n in calls if n > 0) >= len(calls) // 2, calls
@@ -172,3 +191,26 @@ class TestHandMadeStates:
             assert result.x == warm
             assert result.keep == tuple(range(min(warm, 4)))
             assert result.wake == tuple(range(4, 4 + max(warm - 4, 0)))
+
+    def test_exact_tie_takes_the_smallest_target(self):
+        r"""Every candidate costs the same, so eq. 39's last key, x itself, decides.
+
+        lambda = lambda_C = 0: pi_A = 0, so W(x) = 0 (eq. 35), and H = H_c = H_max = 100 s
+        (the idle node's timer ends 7100 s later). Every power is 10 W (idle, sleep,
+        P_on = 300 J / 30 s, P_off = 100 J / 10 s), so every node uses 10 x 100 = 1000 J
+        whatever its role, each term exact in binary: E(x) = 3000 J and J(x) = 3000 for
+        x = 0..3 (S_min = 0, the idle node optional). x* = 0: node 0 switched off, none woken.
+        """
+        figures = dict(p_idle=10.0, t_on=30.0, e_on=300.0, t_off=10.0, e_off=100.0)
+        state = SpareState(nodes=table([idle(100.0, **figures), sleeping(**figures),
+                                        sleeping(**figures)]),
+                           p_sleep_w=np.full(3, 10.0), now=200.0, lam=0.0, lam_c=0.0,
+                           pmf=np.array([0.5, 0.5]),
+                           params=IconParams(s_min=0, h_max=100.0, respect_timeout=False),
+                           exclude=(), pass_costs=False)
+        assert_agree(state)
+        result, reference = run_both(state)
+        assert list(result.candidates) == [0, 1, 2, 3]
+        assert list(result.e_values) == [3000.0] * 4 and list(result.w_values) == [0.0] * 4
+        assert result.x == reference.x == 0
+        assert result.switch_off == (0,) and result.wake == () and result.keep == ()
