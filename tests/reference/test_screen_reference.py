@@ -116,19 +116,23 @@ class TestStatistics:
         check_against_scipy_and_numpy(x)
 
 
-WINDOW_GAPS = st.lists(st.tuples(st.integers(0, 4000), MILLIS), min_size=0, max_size=120)
+#: Steps between samples (whole seconds; zero: simultaneous samples) and their values.
+STEP = st.one_of(st.just(0), st.integers(0, 60), st.integers(0, 4000))
+WINDOW_GAPS = st.lists(st.tuples(STEP, MILLIS), min_size=0, max_size=120)
 
 
 class TestWindows:
     @settings(max_examples=80, **SETTINGS)
     @given(WINDOW_GAPS, st.sampled_from([600.0, 7200.0, 20000.0]), st.sampled_from([3, 10, 60]),
-           st.integers(0, 3000), st.booleans())
-    def test_window_screen_against_a_mask(self, gaps, t_m, n_max, after, intervals):
+           st.integers(0, 3000), st.integers(-1, 119), st.booleans())
+    def test_window_screen_against_a_mask(self, gaps, t_m, n_max, after, edge, intervals):
         """Samples appended one by one, then screened at a later time (``SeriesWindow``).
 
-        Times advance by whole seconds (zero steps included: simultaneous samples), so a
-        sample exactly T_M old is common. With ``intervals`` the window records the gaps
-        between events (the arrival series); otherwise the drawn values.
+        Times advance by whole seconds (zero steps included: simultaneous samples). The
+        screen comes ``after`` s after the last sample, or, when sample ``edge`` exists and
+        that is later, exactly T_M after it (a sample exactly T_M old counts). With
+        ``intervals`` the window records the gaps between events (the arrival series);
+        otherwise the drawn values.
         """
         params = IconParams(t_m=t_m, n_max=n_max, n_min=1)
         window = SeriesWindow.empty(params)
@@ -146,6 +150,8 @@ class TestWindows:
                 times.append(now)
                 values.append(value)
         now += after
+        if 0 <= edge < len(times):
+            now = max(now, times[edge] + t_m)
         t, v = np.array(times), np.array(values)
         expected = v[(t >= now - t_m) & (t <= now)][-n_max:] if len(v) else v
         result = window.screen(now, params)
@@ -154,6 +160,17 @@ class TestWindows:
             check_against_scipy_and_numpy(expected, result, params)
         else:
             assert result.mean is None and not result.accepted
+
+    def test_sample_exactly_t_m_old_at_the_newest(self):
+        """Samples at 0, 300 and 600 s with T_M = 600 s, screened at 600 s: all three are in
+        the closed window [0, 600] (section IV-A), so appending the third keeps the first."""
+        params = IconParams(t_m=600.0, n_min=1)
+        window = SeriesWindow.empty(params)
+        for time, value in ((0.0, 5.0), (300.0, 7.0), (600.0, 9.0)):
+            window = window.append(time, value)
+        result = window.screen(600.0, params)
+        check_against_scipy_and_numpy(np.array([5.0, 7.0, 9.0]), result, params)
+        assert window.screen(600.5, params).n == 2
 
 
 def rule_failures(x: np.ndarray, params: IconParams) -> set[str]:
@@ -202,21 +219,21 @@ class TestSingleRuleRejections:
         assert_rejected_only_by(x, REASON_KS, dataclasses.replace(PARAMS, kappa_0=4.0))
 
     def test_only_cv_rejects(self):
-        r"""10.0, 10.1, ..., 11.9 s in the order 10 + (7 i mod 20) / 10 (n = 20, plain path).
+        r"""1, 2, ..., 20 s in the order 1 + (7 i mod 20) (n = 20, plain path).
 
-        Nearly constant: mean 10.95, standard deviation 0.1 sqrt((20^2 - 1) / 12) = 0.577,
-        so CV = 0.0527 and |CV - 1| = 0.947 > delta_cv = 0.45 (eq. 6 rejects). The stride
-        7 scrambles the order: rho_1 = -0.344, within delta_rho = 0.65 (eq. 9 passes). The
-        KS distance sits at the smallest value, where the empirical CDF is still 0 and the
-        fitted 1 - e^{-10/10.95} = 0.599: D_n = 0.599 <= 3.75 / sqrt(20) = 0.839 (eq. 10
-        passes: with 20 samples the KS rule tolerates this much misfit).
+        Mean 10.5, standard deviation sqrt((20^2 - 1) / 12) = 5.766 (dividing by n), so
+        CV = 0.5492 and |CV - 1| = 0.4508: just above delta_cv = 0.45 (eq. 6 rejects). The
+        stride 7 scrambles the order: rho_1 = -0.344, within delta_rho = 0.65 (eq. 9
+        passes). The KS distance sits just below 7, where the empirical CDF is 6/20 and
+        the fitted 1 - e^{-7/10.5} = 0.487: D_n = 0.187 <= 3.75 / sqrt(20) = 0.839 (eq. 10
+        passes). With delta_cv = 0.46 the window is accepted.
         """
-        x = 10.0 + np.array([(7 * i) % 20 for i in range(20)]) / 10.0
+        x = 1.0 + np.array([(7 * i) % 20 for i in range(20)], dtype=float)
         result = screen_series(x, PARAMS)
         assert len(x) <= SMALL_SERIES
-        # 0.577 / 10.95, and numpy.corrcoef(x[:-1], x[1:]) of this series
-        assert result.cv == pytest.approx(0.1 * math.sqrt(399 / 12) / 10.95)
+        # sqrt(399 / 12) / 10.5, and numpy.corrcoef(x[:-1], x[1:]) of this series
+        assert result.cv == pytest.approx(math.sqrt(399 / 12) / 10.5)
         assert result.lag1 == pytest.approx(-0.3444475, rel=1e-6)
-        assert result.ks == pytest.approx(1.0 - math.exp(-10.0 / 10.95))
+        assert result.ks == pytest.approx(1.0 - math.exp(-7.0 / 10.5) - 6 / 20)
         assert result.ks_limit == pytest.approx(3.75 / math.sqrt(20))
-        assert_rejected_only_by(x, REASON_CV, dataclasses.replace(PARAMS, delta_cv=0.95))
+        assert_rejected_only_by(x, REASON_CV, dataclasses.replace(PARAMS, delta_cv=0.46))
