@@ -205,7 +205,9 @@ class SpareCosts:
         with np.errstate(invalid="ignore", divide="ignore"):
             p_on = np.where(can_sleep, nodes.e_on_j / nodes.t_on_s, 0.0)
             p_off = np.where(can_sleep, nodes.e_off_j / nodes.t_off_s, 0.0)
-        wake_key = params.alpha * nodes.t_on_s + params.beta * nodes.e_on_j
+            # a node that cannot sleep is never asleep: its key only avoids 0 x inf
+            wake_key = np.where(can_sleep, params.alpha * nodes.t_on_s
+                                + params.beta * nodes.e_on_j, np.inf)
         costs = cls(p_sleep_w=np.array(p_sleep_w, dtype=float), p_on_w=p_on, p_off_w=p_off,
                     can_sleep=can_sleep, wake_order=np.lexsort((ids, wake_key)),
                     keep_order=np.lexsort((ids, nodes.p_idle_w)))
