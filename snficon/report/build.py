@@ -78,7 +78,9 @@ def _pick_gantt_run(frame: pd.DataFrame, runs_dir: Path, wanted: str | None) -> 
 
 def _builders(frame: pd.DataFrame, runs_dir: Path
               ) -> list[tuple[str, Callable[[], Figure | None]]]:
-    return [
+    limits = ([("time limits", lambda: time_limits.time_limit_figure(frame))]
+              if "tl_policy" in frame else [])  # only campaigns of the time-limit layer
+    return [*limits,
         ("base comparison", lambda: figs.base_comparison(frame)),
         ("profiles", lambda: figs.profiles(frame)),
         ("mode occupancy", lambda: modes.mode_occupancy(frame, runs_dir)),
@@ -90,7 +92,6 @@ def _builders(frame: pd.DataFrame, runs_dir: Path
         ("alpha sweep", lambda: sweeps.sweep_plane(frame, "alpha")),
         ("alpha sweep per metric", lambda: sweeps.sweep_metrics(frame, "alpha")),
         ("cross-platform comparison", lambda: tradeoff.cross_platform(frame)),
-        ("time limits", lambda: time_limits.time_limit_figure(frame)),
     ]
 
 
