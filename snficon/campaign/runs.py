@@ -33,6 +33,7 @@ from snficon.analysis.time_limits import FieldNames, has_checkpoints, time_limit
 from snficon.campaign.errors import CorruptedRunError
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import parse_instant, read_signal
+from snficon.core.carbon_signal import fill_signal_options, signal_option_names
 from snficon.errors import InputError
 from snficon.fileio import incomplete_marker, incomplete_reason
 from snficon.policy_table import POLICIES
@@ -208,6 +209,10 @@ def _simulate(spec: RunSpec, work: Path) -> None:
         decisions = work / DECISIONS
         options.update(platform=spec.platform_path, decisions=str(decisions))
     carbon = run_carbon(spec)
+    if carbon is not None and spec.carbon_path is not None:
+        options = fill_signal_options(options, signal_option_names(options),
+                                      str(spec.carbon_path), carbon.start_text,
+                                      carbon.signal.fill_rule, carbon.wrap)
     jitter = {key: spec.params[key] for key in ("transition_jitter", "seed")
               if key in spec.params}
     started = time.perf_counter()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -14,12 +15,13 @@ from snficon.analysis.time_limits import FieldNames
 from snficon.campaign.runs import write_run_metrics
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
+from snficon.core.carbon_signal import fill_signal_options
 from snficon.core.parts import LAYER, ORDER, POWER
 from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError, SnficonError, UnsupportedError
 from snficon.fileio import check_output_file, check_output_folder, incomplete_marker
-from snficon.policy_table import POLICIES, policy_label
+from snficon.policy_table import POLICIES, policy_entry, policy_label
 
 
 def parse_settings(items: list[str]) -> dict[str, Any]:
@@ -104,6 +106,18 @@ def carbon_of(args: argparse.Namespace) -> MappedSignal | None:
     return MappedSignal(signal, start, wrap=not args.carbon_no_wrap)
 
 
+def with_run_signal(policy: str, options: dict[str, Any], carbon: MappedSignal,
+                    path: str) -> dict[str, Any]:
+    """``options`` with the carbon parts' empty signal options set to the run's signal
+    (:func:`snficon.core.carbon_signal.fill_signal_options`)."""
+    composition = policy_entry(policy).composition(
+        {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS})
+    keys = sorted({f.name for part in composition.parts
+                   for f in dataclasses.fields(composition.params[part])})
+    return fill_signal_options(options, keys, str(Path(path).resolve()), carbon.start_text,
+                               carbon.signal.fill_rule, carbon.wrap)
+
+
 def run(args: argparse.Namespace) -> int:
     scheduler = args.scheduler or args.policy
     options = parse_settings(args.set)
@@ -132,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(options["decisions"])
     prefix = output / "out"
     carbon = carbon_of(args)
+    if carbon is not None and scheduler in POLICIES:
+        options = with_run_signal(scheduler, options, carbon, args.carbon)
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()
     link: dict[str, Any] = {}

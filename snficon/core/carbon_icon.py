@@ -31,12 +31,10 @@ import numpy as np
 
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES
-from snficon.core.carbon_signal import load_signal
+from snficon.core.carbon_signal import NO_SIGNAL, SIGNAL_FIRST, load_signal
 from snficon.core.controller import IconPower
 from snficon.core.params import IconParams, option
 from snficon.errors import InputError
-
-NO_SIGNAL, SIGNAL_FIRST = "none", "first"
 
 
 @dataclass(frozen=True)
@@ -64,10 +62,8 @@ class CarbonWeight:
 
 def carbon_weight(params: CarbonIconParams) -> CarbonWeight:
     """The weight of a run: its signal, and I_ref (the option, else the signal's median)."""
-    path = "" if params.jx_signal == NO_SIGNAL else params.jx_signal
-    start = "" if params.jx_start == SIGNAL_FIRST else params.jx_start
-    signal = load_signal("power icon-carbon", "jx_", path, start, params.jx_fill,
-                         params.jx_wrap)
+    signal = load_signal("power icon-carbon", "jx_", params.jx_signal, params.jx_start,
+                         params.jx_fill, params.jx_wrap)
     reference = params.jx_reference or float(np.median(signal.signal.series.values))
     if not reference > 0:
         raise InputError(f"{signal.signal.source}: median intensity {reference!r}; give "

@@ -57,7 +57,7 @@ from snficon.carbon.game import Normalisers
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.online import TrainedAdvisor
 from snficon.carbon.signal import FILL_RULES
-from snficon.core.carbon_signal import load_signal
+from snficon.core.carbon_signal import NO_SIGNAL, SIGNAL_FIRST, load_signal
 from snficon.core.clock import TIME_TOLERANCE_S, is_due
 from snficon.core.params import option
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
@@ -66,8 +66,6 @@ from snficon.core.view import ClusterView, QueuedJob
 #: The layers' names and the advisor method each one runs.
 LAYER_METHODS = {"coast": "coast", "carbon-greedy": "carbon-greedy",
                  "carbon-wait": "carbon-waiting"}
-#: ``coast_signal`` when no file is named, ``coast_start`` for the signal's first interval.
-NO_SIGNAL, SIGNAL_FIRST = "none", "first"
 
 
 @dataclass(frozen=True)
@@ -124,9 +122,8 @@ class CarbonLayerParams:
 
     def signal(self, who: str) -> MappedSignal:
         """The carbon signal these options name, read and mapped (InputError without one)."""
-        path = "" if self.coast_signal == NO_SIGNAL else self.coast_signal
-        start = "" if self.coast_start == SIGNAL_FIRST else self.coast_start
-        return load_signal(who, "coast_", path, start, self.coast_fill, self.coast_wrap)
+        return load_signal(who, "coast_", self.coast_signal, self.coast_start, self.coast_fill,
+                           self.coast_wrap)
 
 
 def trained_advisor(params: CarbonLayerParams, method: str,

@@ -4,11 +4,12 @@ A part that decides with carbon intensity (the start-time advisor layers of
 :mod:`snficon.core.carbon_layer`, the carbon-aware warm-spare controller of
 :mod:`snficon.core.carbon_icon`) has four options under its own prefix
 (``coast_`` or ``jx_``): ``PREFIXsignal`` (the ``timestamp_utc,gco2_per_kwh``
-file), ``PREFIXstart`` (the instant of simulated t = 0, ISO 8601; empty: the
+file), ``PREFIXstart`` (the instant of simulated t = 0, ISO 8601; ``first``: the
 signal's first interval), ``PREFIXfill`` (the gap rule) and ``PREFIXwrap``.
-They mean what ``snficon run --carbon FILE --carbon-start ISO
-[--carbon-fill RULE] [--carbon-no-wrap]`` mean for the accounting, and those
-options (or a campaign's carbon axis) fill them in when they are left empty,
+``PREFIXsignal`` is ``none`` until a file is named. They mean what
+``snficon run --carbon FILE --carbon-start ISO [--carbon-fill RULE]
+[--carbon-no-wrap]`` mean for the accounting, and those options (or a
+campaign's carbon axis) fill them in when the signal is left ``none``,
 so the part sees the very signal the run is accounted with
 (:func:`fill_signal_options`). Being set at run time, the file's path is not
 among the parameters a campaign's run id hashes (the axis's signal digest
@@ -26,11 +27,16 @@ from snficon.errors import InputError
 
 #: The option prefixes of the parts that read a signal.
 SIGNAL_PREFIXES = ("coast_", "jx_")
+#: A signal option's value when no file is named; a start option's for the signal's first
+#: interval (text options cannot be empty).
+NO_SIGNAL, SIGNAL_FIRST = "none", "first"
 
 
 def load_signal(who: str, prefix: str, path: str, start: str, fill: str,
                 wrap: bool) -> MappedSignal:
     """The signal the options name, mapped onto simulated time; InputError when none is named."""
+    path = "" if path == NO_SIGNAL else path
+    start = "" if start == SIGNAL_FIRST else start
     if not path:
         raise InputError(f"{who} needs a carbon-intensity signal: give --carbon FILE to "
                          f"snficon run, a carbon axis to the campaign group, or the option "
@@ -46,13 +52,13 @@ def fill_signal_options(options: dict[str, Any], names: Iterable[str], path: str
 
     ``names`` are the option keys the policy accepts (flat ``coast_signal`` or
     addressed ``part.coast_signal``); a signal option already given (not
-    empty) keeps its value, with its start, gap rule and wrap.
+    ``none``) keeps its value, with its start, gap rule and wrap.
     """
     filled = dict(options)
     for key in names:
         part, dot, name = key.rpartition(".")
         for prefix in SIGNAL_PREFIXES:
-            if name != f"{prefix}signal" or filled.get(key):
+            if name != f"{prefix}signal" or filled.get(key, NO_SIGNAL) != NO_SIGNAL:
                 continue
             head = f"{part}{dot}{prefix}"
             filled.update({key: path, f"{head}start": start, f"{head}fill": fill,
