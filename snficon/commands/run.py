@@ -12,7 +12,7 @@ from typing import Any
 
 from snficon.adapter.scheduler import ADAPTER_OPTIONS
 from snficon.analysis.time_limits import FieldNames
-from snficon.campaign.runs import write_run_metrics
+from snficon.campaign.runs import advice_extra, write_run_metrics
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
 from snficon.core.carbon_signal import fill_signal_options
@@ -175,8 +175,10 @@ def run(args: argparse.Namespace) -> int:
                   f"unfinished by {incomplete_marker(prefix).name}", file=sys.stderr)
         raise
     wall = time.perf_counter() - started
+    advice = advice_extra(scheduler, options, carbon, prefix, args.workload)
     metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json",
-                                       jitter or None, carbon=carbon, workloads=args.workload,
+                                       {**jitter, **advice} or None, carbon=carbon,
+                                       workloads=args.workload,
                                        fields=FieldNames.from_options(options))
     policy_options = {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS}
     shown = policy_label(scheduler, policy_options) if args.scheduler is None else scheduler
@@ -192,6 +194,11 @@ def run(args: argparse.Namespace) -> int:
     if "carbon_total_kg" in extra:
         print(f"  carbon to the last job end: {extra['carbon_total_kg'] / 1e3:.3f} t CO2, "
               f"wasted {extra['carbon_wasted_kg'] / 1e3:.3f} t (from {extra['carbon_start']})")
+    if "ideal_job_carbon_kg" in extra and "held_jobs" in extra:
+        print(f"  advisor: {extra['held_jobs']} jobs held; job carbon promised "
+              f"{extra['ideal_job_carbon_kg']:.1f} kg, realised {extra['real_job_carbon_kg']:.1f}"
+              f" kg; added wait promised {extra['ideal_added_wait_s'] / 3600:.2f} h, realised "
+              f"mean wait {extra['real_added_wait_s'] / 3600:.2f} h")
     if jitter:
         print(f"  switch durations drawn from Normal(mean, {args.transition_jitter:g} x mean), "
               f"seed {args.seed} (not Batsim's model)")
