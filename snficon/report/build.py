@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from snficon.fileio import atomic_write_text
+from snficon.report import carbon, modes, sweeps, tradeoff
 from snficon.report import figures as figs
-from snficon.report import modes, sweeps, tradeoff
 from snficon.report.compare import Comparison, compare_campaigns, compare_figure, side_by_side
 from snficon.report.data import J_PER_MWH, S_PER_MIN, base_rows, load_results
 from snficon.report.document import (
@@ -91,6 +91,8 @@ def _builders(frame: pd.DataFrame, runs_dir: Path
         ("alpha sweep", lambda: sweeps.sweep_plane(frame, "alpha")),
         ("alpha sweep per metric", lambda: sweeps.sweep_metrics(frame, "alpha")),
         ("cross-platform comparison", lambda: tradeoff.cross_platform(frame)),
+        ("carbon-peak plane", lambda: carbon.carbon_peak_plane(frame)),
+        ("gamma sweep", lambda: carbon.gamma_sweep(frame)),
     ]
 
 
