@@ -15,7 +15,7 @@ from snficon.analysis.time_limits import FieldNames
 from snficon.campaign.runs import advice_extra, write_run_metrics
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
-from snficon.core.carbon_signal import fill_signal_options
+from snficon.core.carbon_signal import NO_SIGNAL, fill_signal_options, signal_option_names
 from snficon.core.parts import LAYER, ORDER, POWER
 from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
@@ -106,16 +106,24 @@ def carbon_of(args: argparse.Namespace) -> MappedSignal | None:
     return MappedSignal(signal, start, wrap=not args.carbon_no_wrap)
 
 
-def with_run_signal(policy: str, options: dict[str, Any], carbon: MappedSignal,
-                    path: str) -> dict[str, Any]:
-    """``options`` with the carbon parts' empty signal options set to the run's signal
-    (:func:`snficon.core.carbon_signal.fill_signal_options`)."""
+def with_run_signal(policy: str, options: dict[str, Any], carbon: MappedSignal | None,
+                    path: str | None) -> dict[str, Any]:
+    """``options`` with the carbon parts' signal options left ``none`` set to the run's
+    signal (:func:`snficon.core.carbon_signal.fill_signal_options`); InputError before the
+    run when a carbon part still has none."""
     composition = policy_entry(policy).composition(
         {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS})
-    keys = sorted({f.name for part in composition.parts
-                   for f in dataclasses.fields(composition.params[part])})
-    return fill_signal_options(options, keys, str(Path(path).resolve()), carbon.start_text,
-                               carbon.signal.fill_rule, carbon.wrap)
+    fields = {f.name: getattr(composition.params[part], f.name) for part in composition.parts
+              for f in dataclasses.fields(composition.params[part])}
+    keys = [name for name in fields if name in signal_option_names(fields)]
+    if carbon is not None and path is not None:
+        options = fill_signal_options(options, keys, str(Path(path).resolve()),
+                                      carbon.start_text, carbon.signal.fill_rule, carbon.wrap)
+    missing = [key for key in keys if options.get(key, fields[key]) == NO_SIGNAL]
+    if missing:
+        raise InputError(f"policy {policy_label(policy, options)} decides with carbon "
+                         f"intensity: give --carbon FILE (or --set {missing[0]}=FILE)")
+    return options
 
 
 def run(args: argparse.Namespace) -> int:
@@ -146,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(options["decisions"])
     prefix = output / "out"
     carbon = carbon_of(args)
-    if carbon is not None and scheduler in POLICIES:
+    if scheduler in POLICIES:
         options = with_run_signal(scheduler, options, carbon, args.carbon)
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()

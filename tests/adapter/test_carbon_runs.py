@@ -106,3 +106,12 @@ def test_the_same_run_over_zeromq(inputs, tmp_path, capsys, policy):
     metrics = [json.loads((f / "metrics.json").read_text()) for f in (in_process, over_zmq)]
     assert metrics[0]["carbon_total_kg"] == pytest.approx(metrics[1]["carbon_total_kg"],
                                                           rel=1e-9)
+
+
+def test_a_carbon_part_without_a_signal_is_refused_before_the_run(inputs, tmp_path, capsys):
+    argv = ["run", "--platform", str(inputs["platform"]), "--workload", str(inputs["workload"]),
+            "--policy", "snficon-carbon", "-o", str(tmp_path / "none")]
+    assert main(argv) == 2
+    assert "decides with carbon intensity: give --carbon FILE (or --set jx_signal=FILE)" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "none" / "out_jobs.csv").exists()

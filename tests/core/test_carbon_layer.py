@@ -205,3 +205,20 @@ def test_snf_order_and_coast_spread_a_herd():
     assert set(starts["carbon-greedy"]) == {10 * HOUR}
     assert len(set(starts["coast"])) > 1 and max(starts["coast"]) <= 24 * HOUR + 60.0
     assert not math.isclose(np.var(starts["coast"]), 0.0)
+
+
+def test_a_forecast_is_seeded_and_moves_targets():
+    """A 60 % noisy forecast: the same seed gives the same starts, the advisor decides on
+    the noise (some job leaves the true clean hour), and never past a latest start."""
+    jobs = [flexible(f"j{i}", 60.0 * i, req=1800.0, runtime=1800.0) for i in range(30)]
+
+    def starts(**options):
+        policy, _ = layer_policy("carbon-greedy", 64, **options)
+        return {k: o.start for k, o in ScriptedCluster(64, jobs).run(policy).items()}
+
+    truth = starts()
+    assert set(truth.values()) == {10 * HOUR}
+    noisy = starts(coast_forecast_sd=0.6, coast_forecast_seed=7)
+    assert noisy == starts(coast_forecast_sd=0.6, coast_forecast_seed=7)
+    assert noisy != truth and noisy != starts(coast_forecast_sd=0.6, coast_forecast_seed=8)
+    assert all(noisy[j.job_id] <= j.submit + 24 * HOUR for j in jobs)  # the maximum delay
