@@ -91,9 +91,10 @@ def _builders(frame: pd.DataFrame, runs_dir: Path
         ("alpha sweep", lambda: sweeps.sweep_plane(frame, "alpha")),
         ("alpha sweep per metric", lambda: sweeps.sweep_metrics(frame, "alpha")),
         ("cross-platform comparison", lambda: tradeoff.cross_platform(frame)),
+    ] + ([  # drawn (or said to be empty) only for campaigns with a carbon signal
         ("carbon-peak plane", lambda: carbon.carbon_peak_plane(frame)),
         ("gamma sweep", lambda: carbon.gamma_sweep(frame)),
-    ]
+    ] if carbon.has_carbon(frame) else [])
 
 
 def _name(folder: Path, other: Path | None = None) -> str:

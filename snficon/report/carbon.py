@@ -35,6 +35,11 @@ DEFAULT_GAMMA = 5e-4
 NEEDED = ("carbon_total_kg", "carbon_start", "real_peak_slot_load", "ideal_job_carbon_kg")
 
 
+def has_carbon(frame: pd.DataFrame) -> bool:
+    """Whether any run of ``frame`` was accounted with a carbon signal."""
+    return "carbon_total_kg" in frame and bool(frame["carbon_total_kg"].notna().any())
+
+
 def _method(layers: object) -> str:
     text = "" if not isinstance(layers, str) else layers
     names = [n.strip(" []'\"") for n in text.replace(",", " ").split()]
