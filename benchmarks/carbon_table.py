@@ -26,7 +26,8 @@ from snficon.report.data import load_results
 COLUMNS = {"case": "case", "label": "scheduler", "method": "method", "alignments": "n",
            "carbon_t": "carbon t", "carbon_change_pct": "carbon %", "added_wait_h": "+wait h",
            "peak_slot_load": "peak", "peak_change_pct": "peak %", "load_variance": "load var",
-           "ideal_carbon_change_pct": "ideal carbon %", "ideal_added_wait_h": "ideal +wait h",
+           "job_carbon_change_pct": "job carbon %", "ideal_carbon_change_pct": "ideal carbon %",
+           "ideal_added_wait_h": "ideal +wait h",
            "ideal_peak_change_pct": "ideal peak %"}
 
 

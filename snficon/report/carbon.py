@@ -10,6 +10,8 @@ of the same case, scheduler and carbon start alignment (``carbon_start``):
 - added wait: the run's mean wait minus Observed's (h);
 - peak slot load and load variance: nodes per 30-min slot of the realised
   starts (``real_*``, :mod:`snficon.analysis.advice`) and their change (%);
+- job carbon: the jobs' own compute carbon (COAST's job model) at their
+  realised starts (``real_job_carbon_kg``) and its change, to compare with
 - idealised: the same metrics of the advisor's plan (every job at its
   target, COAST's own evaluation): ``ideal_job_carbon_kg`` (the jobs' compute
   energy only) vs Observed's arrivals, and the plan's added wait.
@@ -61,7 +63,8 @@ def paired_rows(frame: pd.DataFrame) -> pd.DataFrame:
     key = ["case", "policy", "carbon_start"]
     observed = rows[rows["method"] == OBSERVED].drop_duplicates(key)
     compared = ["carbon_total_kg", "mean_wait", "real_peak_slot_load", "real_load_variance",
-                "ideal_job_carbon_kg", "ideal_peak_slot_load", "ideal_load_variance"]
+                "real_job_carbon_kg", "ideal_job_carbon_kg", "ideal_peak_slot_load",
+                "ideal_load_variance"]
     partner = observed[key + compared].rename(columns={c: f"{c}_obs" for c in compared})
     joined = rows.merge(partner, on=key, how="inner")
 
@@ -72,6 +75,7 @@ def paired_rows(frame: pd.DataFrame) -> pd.DataFrame:
     joined["added_wait_h"] = (joined["mean_wait"] - joined["mean_wait_obs"]) / 3600.0
     joined["peak_change_pct"] = change("real_peak_slot_load")
     joined["variance_change_pct"] = change("real_load_variance")
+    joined["job_carbon_change_pct"] = change("real_job_carbon_kg")
     joined["ideal_carbon_change_pct"] = change("ideal_job_carbon_kg")
     joined["ideal_peak_change_pct"] = change("ideal_peak_slot_load")
     joined["ideal_added_wait_h"] = joined["ideal_added_wait_s"] / 3600.0
@@ -94,6 +98,7 @@ def method_table(frame: pd.DataFrame) -> pd.DataFrame:
         peak_slot_load=("real_peak_slot_load", "mean"),
         peak_change_pct=("peak_change_pct", "mean"),
         load_variance=("real_load_variance", "mean"),
+        job_carbon_change_pct=("job_carbon_change_pct", "mean"),
         ideal_carbon_change_pct=("ideal_carbon_change_pct", "mean"),
         ideal_added_wait_h=("ideal_added_wait_h", "mean"),
         ideal_peak_change_pct=("ideal_peak_change_pct", "mean"),
