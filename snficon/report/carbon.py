@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from snficon.report.panels import Figure
+from snficon.report.panels import Figure, panel_grid
 from snficon.report.style import policy_marker
 
 OBSERVED = "Observed"
@@ -117,8 +117,8 @@ def carbon_peak_plane(frame: pd.DataFrame) -> Figure | None:
     if table.empty:
         return None
     cases = list(dict.fromkeys(table["case"]))
-    fig, axes = plt.subplots(1, len(cases), figsize=(5.2 * len(cases), 4.4), squeeze=False)
-    for ax, case in zip(axes[0], cases, strict=True):
+    fig, axes = panel_grid(len(cases), width=5.0, height=4.2)
+    for ax, case in zip(axes, cases, strict=True):
         rows = table[table["case"] == case]
         for _, row in rows.iterrows():
             colour = METHOD_COLOURS[row["method"]]
@@ -139,8 +139,8 @@ def carbon_peak_plane(frame: pd.DataFrame) -> Figure | None:
                for m, c in METHOD_COLOURS.items() if m in set(table["method"])]
     handles += [plt.Line2D([], [], color="k", marker=policy_marker(_policy_of(frame, label)),
                            linestyle="", label=label) for label in dict.fromkeys(table["label"])]
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 7), fontsize=8)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
     caption = ("Carbon-peak plane (COAST Fig. 2 style): per case, each method's change in "
                "peak 30-min slot load (nodes; every slot a job's window meets counts its "
                "nodes) against its change in carbon, both in % vs Observed (no shifting) at "
