@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from snficon.campaign.config import read_campaign
@@ -19,9 +18,11 @@ from snficon.campaign.expand import expand, make_specs
 from snficon.campaign.runner import run_campaign
 from snficon.cli import main
 from snficon.platform.generate import render_platform, write_platform
-from snficon.report.build import build_report
+from snficon.report.build import _builders
 from snficon.report.carbon import carbon_peak_plane, gamma_sweep, method_table, paired_rows
 from snficon.report.data import load_results
+from snficon.report.document import render
+from snficon.report.panels import close
 from tests.engine.conftest import TEST_MODEL
 
 CAMPAIGN = """\
@@ -103,7 +104,7 @@ def test_every_carbon_run_is_paired_with_its_observed_run(results):
     assert (shifted["held_jobs"] > 0).all() and (shifted["ideal_added_wait_h"] > 0).all()
 
 
-def test_method_table_and_figures(results, tmp_path):
+def test_method_table_and_figures(results):
     frame = load_results(results)
     table = method_table(frame)
     assert list(table["method"]) == ["Observed", "Carbon-greedy", "COAST"]  # default gamma
@@ -111,11 +112,15 @@ def test_method_table_and_figures(results, tmp_path):
     plane, sweep = carbon_peak_plane(frame), gamma_sweep(frame)
     assert plane is not None and set(plane.table["method"]) == {"Carbon-greedy", "COAST"}
     assert sweep is not None and sorted(sweep.drawn["gamma"]) == [5e-4, 0.5]
-    report = build_report(results, tmp_path / "report")
-    names = {path.name for path in report.figures}
-    assert {"carbon-peak.png", "carbon-peak.csv", "gamma-sweep.svg"} <= names
-    drawn = pd.read_csv(tmp_path / "report" / "figures" / "gamma-sweep.csv")
-    assert set(drawn["label"]) == {"FCFS/B+IPM"}
+    assert set(sweep.drawn["label"]) == {"FCFS/B+IPM"}
+    for figure in (plane, sweep):
+        assert render(figure.figure, "png")[:8] == b"\x89PNG\r\n\x1a\n"
+        close(figure.figure)
+    # registered in the report, for campaigns with a carbon signal only
+    names = [name for name, _ in _builders(frame, results / "runs")]
+    assert {"carbon-peak plane", "gamma sweep"} <= set(names)
+    plain = frame.assign(carbon_total_kg=float("nan"))
+    assert not {"carbon-peak plane", "gamma sweep"} & {n for n, _ in _builders(plain, results)}
 
 
 def test_the_jobs_compute_carbon_is_batsims(results):
