@@ -32,7 +32,7 @@ The tests check it against a brute-force reference written from the paper's equa
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +41,9 @@ from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
 from snficon.core.params import IconParams
 from snficon.core.view import NodeTable
+
+#: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).
+EnergyWeight = Callable[[float, float], float]
 
 
 def capped_horizon(rate, cap):
@@ -341,7 +344,8 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
 
 
 def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
-                        pmf, params: IconParams, exclude: Sequence[int] = ()) -> SpareResult:
+                        pmf, params: IconParams, exclude: Sequence[int] = (),
+                        energy_weight: EnergyWeight | None = None) -> SpareResult:
     r"""Choose the warm-spare target x* and its wakes and switch-offs (paper, IV-F to IV-H).
 
     .. math:: x^\star = \operatorname{arg\,lex\,min}_{x \in \{x_{min}, \dots, x_{max}\}}
@@ -367,6 +371,10 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
         [1, K] (eq. 34).
     params : alpha, beta, s_min, s_max, h_max, timeout, respect_timeout.
     exclude : nodes treated as computing (e.g. just allocated to a starting job).
+    energy_weight : the carbon-aware J(x) (:mod:`snficon.core.carbon_icon`): a function of
+        (now, H) giving the weight c of the energy term, J(x) = alpha W(x) + beta c E(x),
+        the same for every candidate; None: J as the paper writes it (c = 1). E(x) stays
+        in joules.
     """
     s = _setting(nodes, SpareCosts.of_platform(nodes, p_sleep_w, params), now, lam, lam_c,
                  params, exclude)
@@ -376,7 +384,8 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
     base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
     e = base_e + np.concatenate([[0.0], np.cumsum(steps)])
-    j = params.alpha * w + params.beta * e
+    beta = params.beta if energy_weight is None else params.beta * energy_weight(now, s.horizon)
+    j = params.alpha * w + beta * e
     xs = np.arange(s.m_min, s.m_max + 1) + s.n_forced
     best = int(np.lexsort((xs, e, w, j))[0])
     m = s.m_min + best
