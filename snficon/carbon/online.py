@@ -19,7 +19,6 @@ acted on and the plan COAST promises are the same numbers.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,7 +31,7 @@ from snficon.carbon.coast import (
     IntensitySource,
     NoisyForecast,
 )
-from snficon.carbon.evaluate import freeze_normalisers
+from snficon.carbon.evaluate import freeze_normalisers, plan_workload
 from snficon.carbon.game import Normalisers
 
 
@@ -115,15 +114,4 @@ def plan_trained(jobs: Sequence[FlexJob], advisor: TrainedAdvisor) -> np.ndarray
     the layer's: at each arrival the batches already closed are solved first,
     then the job is submitted.
     """
-    order = sorted(range(len(jobs)), key=lambda i: (jobs[i].arrival_s, i))
-    targets = np.full(len(jobs), math.nan)
-    for i in order:
-        job = jobs[i]
-        for batch in advisor.due_batches(job.arrival_s):
-            advisor.solve_batch(batch, advisor.batch_close(batch))
-        advisor.submit(job, job.arrival_s)
-    for batch in advisor.due_batches(math.inf):
-        advisor.solve_batch(batch, advisor.batch_close(batch))
-    for i, job in enumerate(jobs):
-        targets[i] = advisor.target_start(job.job_id)
-    return targets
+    return plan_workload(jobs, advisor)
