@@ -96,9 +96,12 @@ POLICIES: dict[str, PolicyEntry] = {entry.name: entry for entry in (
                 "SNF-ICON without gate nor fallback",
                 preset=(("gate", False), ("fallback", False)),
                 marker="X", linestyle=(0, (6, 2, 1, 2))),
-    PolicyEntry("rlBudiarjo", "RL Budiarjo", "#e377c2", "fcfs-easy", "rl", "rlBudiarjo",
+    PolicyEntry("rlBudiarjo", "RL Budiarjo", "#bcbd22", "fcfs-easy", "rl", "rlBudiarjo",
                 "FCFS with EASY backfilling and a learned power manager (the paper's RL "
                 "baseline; option model=FILE)", marker="*", linestyle=(0, (3, 1, 1, 1))),
+    PolicyEntry("snficon-carbon", "SNF-ICON/C", "#e377c2", "snf", "icon-carbon", "snficon",
+                "SNF-ICON with the carbon-aware J(x) (energy weighted by carbon intensity)",
+                preset=(("power", "icon-carbon"),), marker="P", linestyle=(0, (3, 1, 1, 1))),
 )}
 
 #: The colour of a policy that is not in the table.

@@ -28,6 +28,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snficon.adapter.scheduler import ADAPTER_OPTIONS
+from snficon.analysis.advice import advice_metrics
 from snficon.analysis.carbon import carbon_from_outputs
 from snficon.analysis.decision_log import read_decision_log
 from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
@@ -37,6 +39,8 @@ from snficon.campaign.errors import CorruptedRunError
 from snficon.campaign.provenance import read_provenance, stale_reason, write_provenance
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import parse_instant, read_signal
+from snficon.core.carbon_layer import LAYER_METHODS, CarbonLayerParams, trained_advisor
+from snficon.core.carbon_signal import fill_signal_options, signal_option_names
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text, incomplete_marker, incomplete_reason
 from snficon.policy_table import POLICIES
@@ -143,6 +147,22 @@ def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: st
     return metrics, extra
 
 
+def advice_extra(policy: str, options: dict[str, Any], carbon: MappedSignal | None,
+                 prefix: str | Path, workloads: Sequence[str | Path]) -> dict[str, Any]:
+    """Idealised-vs-realised metrics of a run with a carbon signal
+    (:func:`snficon.analysis.advice.advice_metrics`): with a start-time advisor layer, its
+    plan replayed with the run's parameters; without, the arrivals (Observed)."""
+    if carbon is None or policy not in POLICIES:
+        return {}
+    composition = POLICIES[policy].composition(
+        {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS})
+    layers = [name for name in composition.layers if name in LAYER_METHODS]
+    params = (composition.params[layers[0]] if layers else CarbonLayerParams())
+    advisor = (trained_advisor(params, LAYER_METHODS[layers[0]], carbon) if layers else None)
+    return advice_metrics(prefix, workloads, carbon, params.advisor_params("coast").grid,
+                          params.coast_busy_w, advisor)
+
+
 def truncate_workload(source: str | Path, jobs: int, target: str | Path) -> Path:
     """Write the first ``jobs`` jobs of a Batsim workload (file order) and their profiles."""
     try:
@@ -228,13 +248,19 @@ def _simulate(spec: RunSpec, work: Path) -> None:
         decisions = work / DECISIONS
         options.update(platform=spec.platform_path, decisions=str(decisions))
     carbon = run_carbon(spec)
+    if carbon is not None and spec.carbon_path is not None:
+        options = fill_signal_options(options, signal_option_names(options),
+                                      str(spec.carbon_path), carbon.start_text,
+                                      carbon.signal.fill_rule, carbon.wrap)
     jitter = {key: spec.params[key] for key in ("transition_jitter", "seed")
               if key in spec.params}
     started = time.perf_counter()
     simulate_in_process(spec.platform_path, [workload], policy, options,
                         export_prefix=work / PREFIX, **jitter)
     wall_s = time.perf_counter() - started
-    write_run_metrics(work / PREFIX, decisions, work / METRICS, {"wall_time_s": wall_s, **jitter},
+    advice = advice_extra(policy, options, carbon, work / PREFIX, [workload])
+    write_run_metrics(work / PREFIX, decisions, work / METRICS,
+                      {"wall_time_s": wall_s, **jitter, **advice},
                       carbon=carbon, workloads=[workload], fields=FieldNames.from_options(options))
 
 

@@ -21,11 +21,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from snficon.carbon.coast import Advisor, FlexJob, IntensitySource
 from snficon.carbon.game import G_PER_KG, Normalisers, SlotGrid
+
+if TYPE_CHECKING:
+    from snficon.carbon.online import TrainedAdvisor
 
 
 def _arrays(jobs: Sequence[FlexJob]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -72,8 +76,10 @@ def freeze_normalisers(training: Sequence[FlexJob], intensity: IntensitySource, 
     return Normalisers(carbon_kg=carbon, wait_s=wait_s, load=load)
 
 
-def plan_workload(jobs: Sequence[FlexJob], advisor: Advisor) -> np.ndarray:
-    """Every job's target start under the idealised model (each batch solved at its close)."""
+def plan_workload(jobs: Sequence[FlexJob], advisor: Advisor | TrainedAdvisor) -> np.ndarray:
+    """Every job's target start under the idealised model (each batch solved at its close):
+    at each arrival the batches already closed are solved first, then the job is
+    submitted, as the layer does."""
     order = sorted(range(len(jobs)), key=lambda i: (jobs[i].arrival_s, i))
     for i in order:
         job = jobs[i]

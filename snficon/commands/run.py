@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -11,15 +12,16 @@ from typing import Any
 
 from snficon.adapter.scheduler import ADAPTER_OPTIONS
 from snficon.analysis.time_limits import FieldNames
-from snficon.campaign.runs import write_run_metrics
+from snficon.campaign.runs import advice_extra, write_run_metrics
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
+from snficon.core.carbon_signal import NO_SIGNAL, fill_signal_options, signal_option_names
 from snficon.core.parts import LAYER, ORDER, POWER
 from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError, SnficonError, UnsupportedError
 from snficon.fileio import check_output_file, check_output_folder, incomplete_marker
-from snficon.policy_table import POLICIES, policy_label
+from snficon.policy_table import POLICIES, policy_entry, policy_label
 
 
 def parse_settings(items: list[str]) -> dict[str, Any]:
@@ -104,6 +106,26 @@ def carbon_of(args: argparse.Namespace) -> MappedSignal | None:
     return MappedSignal(signal, start, wrap=not args.carbon_no_wrap)
 
 
+def with_run_signal(policy: str, options: dict[str, Any], carbon: MappedSignal | None,
+                    path: str | None) -> dict[str, Any]:
+    """``options`` with the carbon parts' signal options left ``none`` set to the run's
+    signal (:func:`snficon.core.carbon_signal.fill_signal_options`); InputError before the
+    run when a carbon part still has none."""
+    composition = policy_entry(policy).composition(
+        {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS})
+    fields = {f.name: getattr(composition.params[part], f.name) for part in composition.parts
+              for f in dataclasses.fields(composition.params[part])}
+    keys = [name for name in fields if name in signal_option_names(fields)]
+    if carbon is not None and path is not None:
+        options = fill_signal_options(options, keys, str(Path(path).resolve()),
+                                      carbon.start_text, carbon.signal.fill_rule, carbon.wrap)
+    missing = [key for key in keys if options.get(key, fields[key]) == NO_SIGNAL]
+    if missing:
+        raise InputError(f"policy {policy_label(policy, options)} decides with carbon "
+                         f"intensity: give --carbon FILE (or --set {missing[0]}=FILE)")
+    return options
+
+
 def run(args: argparse.Namespace) -> int:
     scheduler = args.scheduler or args.policy
     options = parse_settings(args.set)
@@ -132,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(options["decisions"])
     prefix = output / "out"
     carbon = carbon_of(args)
+    if scheduler in POLICIES:
+        options = with_run_signal(scheduler, options, carbon, args.carbon)
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()
     link: dict[str, Any] = {}
@@ -159,8 +183,10 @@ def run(args: argparse.Namespace) -> int:
                   f"unfinished by {incomplete_marker(prefix).name}", file=sys.stderr)
         raise
     wall = time.perf_counter() - started
+    advice = advice_extra(scheduler, options, carbon, prefix, args.workload)
     metrics, extra = write_run_metrics(prefix, options.get("decisions"), output / "metrics.json",
-                                       jitter or None, carbon=carbon, workloads=args.workload,
+                                       {**jitter, **advice} or None, carbon=carbon,
+                                       workloads=args.workload,
                                        fields=FieldNames.from_options(options))
     policy_options = {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS}
     shown = policy_label(scheduler, policy_options) if args.scheduler is None else scheduler
@@ -176,6 +202,11 @@ def run(args: argparse.Namespace) -> int:
     if "carbon_total_kg" in extra:
         print(f"  carbon to the last job end: {extra['carbon_total_kg'] / 1e3:.3f} t CO2, "
               f"wasted {extra['carbon_wasted_kg'] / 1e3:.3f} t (from {extra['carbon_start']})")
+    if "ideal_job_carbon_kg" in extra and "held_jobs" in extra:
+        print(f"  advisor: {extra['held_jobs']} jobs held; job carbon promised "
+              f"{extra['ideal_job_carbon_kg']:.1f} kg, realised {extra['real_job_carbon_kg']:.1f}"
+              f" kg; added wait promised {extra['ideal_added_wait_s'] / 3600:.2f} h, realised "
+              f"mean wait {extra['real_added_wait_s'] / 3600:.2f} h")
     if jitter:
         print(f"  switch durations drawn from Normal(mean, {args.transition_jitter:g} x mean), "
               f"seed {args.seed} (not Batsim's model)")

@@ -29,7 +29,13 @@ from snficon.core.params import IconParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
 from snficon.core.plan import release_map
 from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
-from snficon.core.spare import SpareCosts, SpareResult, choose_spare_target, completion_rate
+from snficon.core.spare import (
+    EnergyWeight,
+    SpareCosts,
+    SpareResult,
+    choose_spare_target,
+    completion_rate,
+)
 from snficon.core.view import ClusterView, Decisions, JobStart, NodeTable
 
 
@@ -127,10 +133,12 @@ def spare_choice(spare: SpareResult) -> SpareChoice:
 
 def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
                memory: IconMemory, params: IconParams,
-               p_sleep_w: np.ndarray | SpareCosts) -> tuple[PowerOutcome, IconMemory]:
+               p_sleep_w: np.ndarray | SpareCosts,
+               energy_weight: EnergyWeight | None = None) -> tuple[PowerOutcome, IconMemory]:
     """One invocation of SNF-ICON's controller after the dispatch (paper, Algorithm 1).
 
-    ``p_sleep_w``: the nodes' sleep power (W), or the platform's :class:`SpareCosts`.
+    ``p_sleep_w``: the nodes' sleep power (W), or the platform's :class:`SpareCosts`;
+    ``energy_weight``: the carbon weight of J(x)'s energy term (None: the paper's J).
     """
     memory = observe(view, memory, params)
     arrival = memory.arrivals.screen(view.now, params)
@@ -162,7 +170,8 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     if point and gate_open:
         lam_c = completion_rate(np.array([left for _, left in active]), state.mu, len(active))
         spare = choose_spare_target(nodes, p_sleep_w, now, state.lam, lam_c,
-                                    est.request_pmf(estimates), params)
+                                    est.request_pmf(estimates), params,
+                                    energy_weight=energy_weight)
         decisions.switch_on.extend(n for n in spare.wake if n not in decisions.switch_on)
         decisions.switch_off.extend(spare.switch_off)
         choice = spare_choice(spare)
@@ -202,8 +211,10 @@ class IconPower:
     built from the first view's node arrays.
     """
 
-    def __init__(self, params: IconParams, p_sleep_w: np.ndarray) -> None:
+    def __init__(self, params: IconParams, p_sleep_w: np.ndarray,
+                 energy_weight: EnergyWeight | None = None) -> None:
         self.params = params
+        self.energy_weight = energy_weight
         self.p_sleep_w = np.asarray(p_sleep_w, dtype=float)
         self.memory = IconMemory.initial(len(self.p_sleep_w), params)
         self.costs: SpareCosts | None = None
@@ -213,5 +224,5 @@ class IconPower:
         if self.costs is None:
             self.costs = SpareCosts.of(view.nodes, self.p_sleep_w, self.params)
         outcome, self.memory = icon_power(view, dispatched, order, self.memory, self.params,
-                                          self.costs)
+                                          self.costs, self.energy_weight)
         return outcome

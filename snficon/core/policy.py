@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from snficon.core.carbon_icon import CarbonIconParams, build_carbon_icon
+from snficon.core.carbon_layer import CarbonLayerParams, build_carbon_layer
 from snficon.core.controller import IconPower
 from snficon.core.dispatch import EasyOrder, SnfOrder
 from snficon.core.ipm import IpmPower
@@ -61,6 +63,14 @@ PARTS: dict[str, PartSpec] = {spec.name: spec for spec in (
              "RL Budiarjo's learned power manager (attention actor-critic, snficon.rl)"),
     PartSpec("time-limits", LAYER, "TL", TimeLimitParams, build_time_limits,
              "checkpoint-aware time limits: enforce, early-cancel, extend or hybrid"),
+    PartSpec("icon-carbon", POWER, "ICON/C", CarbonIconParams, build_carbon_icon,
+             "SNF-ICON's controller with J(x)'s energy weighted by carbon intensity"),
+    PartSpec("coast", LAYER, "COAST", CarbonLayerParams, build_carbon_layer("coast"),
+             "COAST's carbon- and congestion-aware start times (the congestion game)"),
+    PartSpec("carbon-greedy", LAYER, "CG", CarbonLayerParams, build_carbon_layer(
+        "carbon-greedy"), "each flexible job alone at its lowest-carbon start"),
+    PartSpec("carbon-wait", LAYER, "CW", CarbonLayerParams, build_carbon_layer("carbon-wait"),
+             "each flexible job alone minimising carbon plus waiting"),
 )}
 
 

@@ -25,15 +25,15 @@ updates the request-weighted delay incrementally with the tail identity
 changes it by :math:`-\int_b^a q_{N(s)+1}\,ds`, a sum over the delays strictly between b
 and a. The decision costs O(N log N) plus those crossings: none on a homogeneous platform
 with the timeout respected, at most O(N) per kept optional idle node otherwise.
-:func:`direct_objective` evaluates eq. 34-38 plainly for tests.
+The tests check it against a brute-force reference written from the paper's equations
+(``tests/reference``).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
 from snficon.core.params import IconParams
 from snficon.core.view import NodeTable
+
+#: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).
+EnergyWeight = Callable[[float, float], float]
 
 
 def capped_horizon(rate, cap):
@@ -111,14 +114,6 @@ def event_rates(lam: float, lam_c: float) -> tuple[float, float]:
     """
     lam_e = float(lam) + float(lam_c)
     return (float(lam) / lam_e if lam_e > 0.0 else 0.0), lam_e
-
-
-class Objective(NamedTuple):
-    """J(x), W(x) and E(x) of one candidate target (eq. 35, 37, 38)."""
-
-    j: float
-    w: float
-    e: float
 
 
 @dataclass(frozen=True)
@@ -213,7 +208,9 @@ class SpareCosts:
         with np.errstate(invalid="ignore", divide="ignore"):
             p_on = np.where(can_sleep, nodes.e_on_j / nodes.t_on_s, 0.0)
             p_off = np.where(can_sleep, nodes.e_off_j / nodes.t_off_s, 0.0)
-        wake_key = params.alpha * nodes.t_on_s + params.beta * nodes.e_on_j
+            # a node that cannot sleep is never asleep: its key only avoids 0 x inf
+            wake_key = np.where(can_sleep, params.alpha * nodes.t_on_s
+                                + params.beta * nodes.e_on_j, np.inf)
         costs = cls(p_sleep_w=np.array(p_sleep_w, dtype=float), p_on_w=p_on, p_off_w=p_off,
                     can_sleep=can_sleep, wake_order=np.lexsort((ids, wake_key)),
                     keep_order=np.lexsort((ids, nodes.p_idle_w)))
@@ -310,30 +307,11 @@ def _capped_weights(p: np.ndarray, k: int) -> np.ndarray:
     return q
 
 
-def direct_objective(x: int, nodes: NodeTable, p_sleep_w, now: float, lam: float,
-                     lam_c: float, pmf, params: IconParams,
-                     exclude: Sequence[int] = ()) -> Objective:
-    r"""J(x) of one candidate, straight from the formulas (eq. 33-38), for checking.
-
-    .. math:: \bar d(x) = \sum_{r=1}^{N} \hat p_r\, d_{(\min\{r, K\})}(x), \quad
-              W(x) = \pi_A \bar d(x), \quad E(x) = \sum_i E^{nc}_i(x, H), \quad
-              J(x) = \alpha W(x) + \beta E(x)
-
-    Same arguments as :func:`choose_spare_target`; ``x`` must lie in x_min..x_max.
-    """
-    s = _setting(nodes, SpareCosts.of_platform(nodes, p_sleep_w, params), now, lam, lam_c,
-                 params, exclude)
-    m = x - s.n_forced
-    if not s.m_min <= m <= s.m_max:
-        raise ValueError(f"target x={x} is outside [{s.m_min + s.n_forced}, "
-                         f"{s.m_max + s.n_forced}]")
-    warm = np.arange(len(s.order)) < m
-    delays = np.sort(np.concatenate([s.fixed_d, np.where(warm, s.warm_d, s.cold_d)]))
-    energy = float(np.sum(s.fixed_e) + np.sum(np.where(warm, s.warm_e, s.cold_e)))
-    p = _pmf(pmf)
-    d_bar = sum(p[r - 1] * delays[min(r, s.k) - 1] for r in range(1, len(p) + 1)) if s.k else 0.0
-    w = s.pi_a * float(d_bar) if s.k > 0 and s.pi_a > 0.0 else 0.0
-    return Objective(params.alpha * w + params.beta * energy, w, energy)
+def crossing_change(q: np.ndarray, lo: int, hi: int, b: float, between: list[float],
+                    a: float) -> float:
+    """Drop of d-bar as one delay moves from a down to b past ``between`` = vals[lo:hi]."""
+    points = np.array([b, *between, a])
+    return float(np.dot(q[lo:hi + 1], np.diff(points)))
 
 
 def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
@@ -352,8 +330,7 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
         if b < a:
             lo, hi = bisect_right(vals, b), bisect_left(vals, a)  # vals[lo:hi] in (b, a)
             if hi - lo > 64:
-                points = np.array([b, *vals[lo:hi], a])
-                change = float(np.dot(q[lo:hi + 1], np.diff(points)))
+                change = crossing_change(q, lo, hi, b, vals[lo:hi], a)
             else:
                 prev = b
                 for n, v in enumerate(vals[lo:hi], start=lo):
@@ -367,7 +344,8 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
 
 
 def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
-                        pmf, params: IconParams, exclude: Sequence[int] = ()) -> SpareResult:
+                        pmf, params: IconParams, exclude: Sequence[int] = (),
+                        energy_weight: EnergyWeight | None = None) -> SpareResult:
     r"""Choose the warm-spare target x* and its wakes and switch-offs (paper, IV-F to IV-H).
 
     .. math:: x^\star = \operatorname{arg\,lex\,min}_{x \in \{x_{min}, \dots, x_{max}\}}
@@ -393,6 +371,10 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
         [1, K] (eq. 34).
     params : alpha, beta, s_min, s_max, h_max, timeout, respect_timeout.
     exclude : nodes treated as computing (e.g. just allocated to a starting job).
+    energy_weight : the carbon-aware J(x) (:mod:`snficon.core.carbon_icon`): a function of
+        (now, H) giving the weight c of the energy term, J(x) = alpha W(x) + beta c E(x),
+        the same for every candidate; None: J as the paper writes it (c = 1). E(x) stays
+        in joules.
     """
     s = _setting(nodes, SpareCosts.of_platform(nodes, p_sleep_w, params), now, lam, lam_c,
                  params, exclude)
@@ -402,7 +384,8 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
     base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
     e = base_e + np.concatenate([[0.0], np.cumsum(steps)])
-    j = params.alpha * w + params.beta * e
+    beta = params.beta if energy_weight is None else params.beta * energy_weight(now, s.horizon)
+    j = params.alpha * w + beta * e
     xs = np.arange(s.m_min, s.m_max + 1) + s.n_forced
     best = int(np.lexsort((xs, e, w, j))[0])
     m = s.m_min + best

@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from snficon.fileio import atomic_write_bytes, atomic_write_text
+from snficon.report import carbon, modes, sweeps, time_limits, tradeoff
 from snficon.report import figures as figs
-from snficon.report import modes, sweeps, time_limits, tradeoff
 from snficon.report.compare import Comparison, compare_campaigns, compare_figure, side_by_side
 from snficon.report.data import J_PER_MWH, S_PER_MIN, base_rows, load_results
 from snficon.report.document import (
@@ -78,7 +78,9 @@ def _pick_gantt_run(frame: pd.DataFrame, runs_dir: Path, wanted: str | None) -> 
 
 def _builders(frame: pd.DataFrame, runs_dir: Path
               ) -> list[tuple[str, Callable[[], Figure | None]]]:
-    return [
+    limits = ([("time limits", lambda: time_limits.time_limit_figure(frame))]
+              if "tl_policy" in frame else [])  # only campaigns of the time-limit layer
+    return [*limits,
         ("base comparison", lambda: figs.base_comparison(frame)),
         ("profiles", lambda: figs.profiles(frame)),
         ("mode occupancy", lambda: modes.mode_occupancy(frame, runs_dir)),
@@ -90,8 +92,10 @@ def _builders(frame: pd.DataFrame, runs_dir: Path
         ("alpha sweep", lambda: sweeps.sweep_plane(frame, "alpha")),
         ("alpha sweep per metric", lambda: sweeps.sweep_metrics(frame, "alpha")),
         ("cross-platform comparison", lambda: tradeoff.cross_platform(frame)),
-        ("time limits", lambda: time_limits.time_limit_figure(frame)),
-    ]
+    ] + ([  # drawn (or said to be empty) only for campaigns with a carbon signal
+        ("carbon-peak plane", lambda: carbon.carbon_peak_plane(frame)),
+        ("gamma sweep", lambda: carbon.gamma_sweep(frame)),
+    ] if carbon.has_carbon(frame) else [])
 
 
 def _name(folder: Path, other: Path | None = None) -> str:

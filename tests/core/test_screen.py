@@ -198,22 +198,3 @@ class TestSeriesWindow:
                                  PARAMS)
         assert window.screen(now, PARAMS) == expected
         assert window.screen(now + 2 * PARAMS.t_m, PARAMS).reason == "n<n_min"
-
-
-class TestSmallSeriesPath:
-    """Short windows use plain floats; they must give numpy's statistics."""
-
-    def test_matches_the_array_path(self):
-        from snficon.core.screen import _lag1, _statistics_small, ks_exponential
-
-        rng = np.random.default_rng(7)
-        for n in range(1, 49):
-            x = rng.exponential(100.0, n)
-            mean, cv, lag1, ks = _statistics_small(x.tolist())
-            assert mean == pytest.approx(float(np.mean(x)), rel=1e-12)
-            assert cv == pytest.approx(float(np.std(x) / np.mean(x)), rel=1e-12)
-            expected_lag1 = _lag1(x)
-            assert (lag1 is None) == (expected_lag1 is None)
-            if lag1 is not None:
-                assert lag1 == pytest.approx(expected_lag1, rel=1e-9, abs=1e-12)
-            assert ks == pytest.approx(ks_exponential(x, float(np.mean(x))), rel=1e-12)

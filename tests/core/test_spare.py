@@ -11,22 +11,17 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from snficon.core.params import IconParams
 from snficon.core.spare import (
-    SpareCosts,
     capped_horizon,
     choose_spare_target,
     completion_rate,
-    direct_objective,
     event_rates,
     expected_unfinished,
 )
-from snficon.core.view import NodeState
 
-from .conftest import Node, computing, idle, sleeping, switching_off, switching_on, table
+from .conftest import computing, idle, sleeping, switching_off, switching_on, table
 
 P_SLEEP = 10.0
 
@@ -183,97 +178,3 @@ class TestChooseSpareTarget:
     def test_negative_pmf_is_refused(self):
         with pytest.raises(ValueError, match="pmf"):
             choose([idle(0.0)], pmf=[-0.1, 1.1])
-
-
-FIGURES = st.sampled_from([(30.0, 4500.0, 10.0, 500.0), (10.0, 100.0, 5.0, 50.0),
-                           (60.0, 6000.0, 20.0, 4000.0)])
-
-
-@st.composite
-def random_nodes(draw) -> list[Node]:
-    nodes = []
-    for _ in range(draw(st.integers(1, 24))):
-        t_on, e_on, t_off, e_off = draw(FIGURES)
-        kind = draw(st.sampled_from(list(NodeState)))
-        p_idle = draw(st.sampled_from([80.0, 100.0, 120.0]))
-        figures = dict(p_idle=p_idle, t_on=t_on, e_on=e_on, t_off=t_off, e_off=e_off)
-        if kind == NodeState.IDLE:
-            node = idle(draw(st.floats(700.0, 1000.0)), **figures)
-        elif kind == NodeState.SWITCHING_ON:
-            node = switching_on(1000.0 + draw(st.floats(0.0, t_on)), **figures)
-        elif kind == NodeState.SWITCHING_OFF:
-            node = switching_off(1000.0 + draw(st.floats(0.0, t_off)), **figures)
-        elif kind == NodeState.SLEEPING:
-            node = sleeping(**figures)
-        else:
-            node = computing(2000.0, **figures)
-        nodes.append(node)
-    return nodes
-
-
-@settings(max_examples=100, deadline=None)
-@given(nodes=random_nodes(), data=st.data())
-def test_incremental_objective_matches_the_direct_formula(nodes, data):
-    """Every candidate's J, W, E equal eq. 34-38 evaluated from scratch; x* is their
-    lexicographic minimum and its plan has x warm nodes."""
-    n = len(nodes)
-    params = IconParams(
-        alpha=data.draw(st.sampled_from([0.0, 1.0, 5000.0])),
-        beta=data.draw(st.sampled_from([0.0, 1.0])),
-        s_min=data.draw(st.integers(0, n)),
-        s_max=data.draw(st.one_of(st.none(), st.integers(0, n))),
-        h_max=data.draw(st.sampled_from([5.0, 100.0, 86400.0])),
-        respect_timeout=data.draw(st.booleans()), timeout=200.0)
-    lam = data.draw(st.sampled_from([0.0, 1 / 600, 0.1, 5.0]))
-    lam_c = data.draw(st.sampled_from([0.0, 1 / 300, 1.0]))
-    pmf = np.array(data.draw(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=n)))
-    p_sleep = np.array(data.draw(st.lists(st.sampled_from([5.0, 10.0, 60.0]),
-                                          min_size=n, max_size=n)))
-    nodes_table = table(nodes)
-    args = (nodes_table, p_sleep, 1000.0, lam, lam_c, pmf, params)
-    result = choose_spare_target(*args)
-    for x, j, w, e in zip(result.candidates, result.j_values, result.w_values,
-                          result.e_values, strict=True):
-        direct = direct_objective(int(x), *args)
-        assert j == pytest.approx(direct.j, rel=1e-9, abs=1e-6)
-        assert w == pytest.approx(direct.w, rel=1e-9, abs=1e-9)
-        assert e == pytest.approx(direct.e, rel=1e-9, abs=1e-6)
-    keys = list(zip(result.j_values, result.w_values, result.e_values, result.candidates,
-                    strict=True))
-    assert min(keys)[3] == result.x
-    switching_on_count = int(np.sum(nodes_table.state == NodeState.SWITCHING_ON))
-    assert len(result.keep) + len(result.wake) + switching_on_count == result.x
-    assert not set(result.keep) & set(result.switch_off)
-    with_costs = choose_spare_target(nodes_table, SpareCosts.of(nodes_table, p_sleep, params),
-                                     *args[2:])
-    assert (with_costs.x, with_costs.wake, with_costs.switch_off, with_costs.keep) == (
-        result.x, result.wake, result.switch_off, result.keep)
-    np.testing.assert_array_equal(with_costs.j_values, result.j_values)
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_incremental_objective_on_large_states(seed):
-    """400 nodes, transition times drawn per node, timeout ignored: the optional idle
-    nodes' delays cross hundreds of others (the vectorised update)."""
-    rng = np.random.default_rng(seed)
-    n, now = 400, 10000.0
-    state = rng.choice(list(NodeState), size=n, p=[0.3, 0.2, 0.05, 0.05, 0.4])
-    t_on, t_off = rng.uniform(100.0, 1500.0, n), rng.uniform(10.0, 600.0, n)
-    nodes = []
-    for i, code in enumerate(state):
-        figures = dict(t_on=t_on[i], t_off=t_off[i], e_on=600 * t_on[i], e_off=600 * t_off[i],
-                       p_idle=rng.choice([500.0, 600.0]))
-        nodes.append({
-            NodeState.COMPUTING: lambda f: computing(now + 1000.0, **f),
-            NodeState.IDLE: lambda f: idle(now - rng.uniform(0.0, 9000.0), **f),
-            NodeState.SWITCHING_ON: lambda f: switching_on(now + rng.uniform(0, 1500), **f),
-            NodeState.SWITCHING_OFF: lambda f: switching_off(now + rng.uniform(0, 600), **f),
-            NodeState.SLEEPING: lambda f: sleeping(**f),
-        }[code](figures))
-    pmf = 0.35 * 0.65 ** np.arange(64)
-    args = (table(nodes), np.full(n, 60.0), now, 1 / 600, 1 / 300, pmf / pmf.sum(),
-            IconParams(respect_timeout=False, alpha=5000.0))
-    result = choose_spare_target(*args)
-    assert len(result.candidates) > 100
-    for x, j in zip(result.candidates, result.j_values, strict=True):
-        assert j == pytest.approx(direct_objective(int(x), *args).j, rel=1e-9)
