@@ -5,8 +5,9 @@
 #
 #   bash expe/rl-train.sh [SEEDS...]      # from the repository root; default seeds 0 1
 #
-# Needs the rl dependency group (README) and the DAS2 SWF logs in the current folder
-# (workloads/README.md says where they are published). Models go to
+# Needs the rl dependency group (README) and, in the current folder, either the DAS2 SWF logs
+# (workloads/README.md says where they are published) or the authors' own training segments
+# DAS2-fsN-3001-4000.json (RakaSP/SPARS-ICON, workloads/curriculum-small/). Models go to
 # out/rl-models/DATASET-seedS/model.pt; a finished model is skipped, a stopped one resumes.
 set -euo pipefail
 seeds=("${@:-0}")
@@ -14,6 +15,9 @@ seeds=("${@:-0}")
 mkdir -p workloads out/rl-models
 for n in 1 2 3 4; do
     segment=workloads/das2-fs$n-3001-4000.json
+    if [ ! -f "$segment" ] && [ -f DAS2-fs$n-3001-4000.json ]; then
+        uv run snficon workload convert DAS2-fs$n-3001-4000.json -o "$segment"
+    fi
     [ -f "$segment" ] || uv run snficon workload convert DAS2-fs$n-2003-1.swf.gz --skip 3000 \
         --jobs 1000 --nb-res 64 -o "$segment"
     [ -d workloads/curriculum-das2-fs$n ] || uv run snficon workload curriculum "$segment" \

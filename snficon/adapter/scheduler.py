@@ -98,9 +98,14 @@ class PolicyScheduler(BatsimScheduler):
     def onSimulationBegins(self) -> None:  # noqa: N802 (pybatsim hook)
         power = self.power_model()
         self.tracker = ClusterTracker(power)
-        self.policy = self.composition.build(power.p_sleep_w)
         self.sleep_pstate = sleep_pstate_of(self.bs.compute_resources[0])
+        self.policy = self.make_policy(power)
         self._triggers.add(Trigger.INITIAL)
+
+    def make_policy(self, power: PowerModel) -> Policy:
+        """The decision function of the composition on these nodes (Algorithm 1 for
+        SNF-ICON); a scheduler answered from outside (the RL environment) overrides it."""
+        return self.composition.build(power.p_sleep_w)
 
     def power_model(self) -> PowerModel:
         """The nodes' transition times and powers (paper, section III): from the
@@ -174,6 +179,17 @@ class PolicyScheduler(BatsimScheduler):
             self.decision_log.to_csv(self.decisions_path)
 
     # ------------------------------------------------------------------ decisions
+
+    def events_of(self, decisions: Decisions, now: float) -> list[dict[str, Any]]:
+        """Apply ``decisions`` taken at ``now`` to the tracker and return their protocol
+        events instead of queueing them for pybatsim's next answer: for a driver that
+        decides after the hook returned and sends them itself (the RL environment)."""
+        pending, self.bs._events_to_send = self.bs._events_to_send, []
+        try:
+            self._apply(decisions, now)
+            return self.bs._events_to_send
+        finally:
+            self.bs._events_to_send = pending
 
     def _apply(self, decisions: Decisions, now: float) -> None:
         tracker = self.tracker

@@ -71,7 +71,7 @@ class EngineLink:
             self._deliver()
 
 
-class _LinkedBatsim(Batsim):
+class LinkedBatsim(Batsim):
     """pybatsim's ``Batsim`` talking to an :class:`EngineLink` instead of a ZeroMQ socket.
 
     ``Batsim.__init__`` assigns ``self.network`` a socket handler and reads the
@@ -95,6 +95,6 @@ def run_in_process(engine: BatsimEngine, scheduler: BatsimScheduler,
                    transcript: Transcript | None = None) -> None:
     """Run ``scheduler`` against ``engine`` until ``SIMULATION_ENDS`` is answered."""
     link = EngineLink(engine, transcript)
-    batsim = _LinkedBatsim(scheduler, link)
+    batsim = LinkedBatsim(scheduler, link)
     batsim.start()
     link.finish()

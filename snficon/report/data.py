@@ -59,10 +59,23 @@ def _option_keys(text: str) -> tuple[str, ...]:
     return tuple(sorted(item.partition("=")[0] for item in text.split() if "=" in item))
 
 
+#: Options that name what a policy *is* rather than a variant of it: a run that sets only these
+#: is still the policy's base run. RL Budiarjo's ``model`` (a trained network) is one: the
+#: paper's Fig. 3 and 4 show the policy with its model trained on the case's dataset.
+IDENTITY_OPTIONS = frozenset({"model"})
+
+
 def base_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (case, policy) at the policy's default options."""
-    rows = frame[frame["changed"].map(len) == 0]
-    rows = rows.sort_values(["case", "rank"]).drop_duplicates(["case", "policy"])
+    """One row per (case, policy) at the policy's default options.
+
+    A run that changes only :data:`IDENTITY_OPTIONS` counts too and is preferred
+    to the default (a trained model over ``untrained``); of several (models of
+    several seeds), the first by option text.
+    """
+    rows = frame[frame["changed"].map(lambda keys: set(keys) <= IDENTITY_OPTIONS)]
+    rows = rows.assign(_default=rows["changed"].map(len) == 0)
+    rows = rows.sort_values(["case", "rank", "_default", "options"])
+    rows = rows.drop_duplicates(["case", "policy"]).drop(columns="_default")
     return rows.reset_index(drop=True)
 
 

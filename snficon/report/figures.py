@@ -40,9 +40,9 @@ WAIT_DEFINITION = ("AW, the average wait: mean of start - submission over the jo
 WASTE_DEFINITION = ("EW, the wasted energy: energy of every node while not computing (idle, "
                     "switching on or off, asleep) from time 0 to the last job's end, in MWh")
 
-#: The policies of the paper's Fig. 4; the variants are in Fig. 6. RL Budiarjo's base row is
-#: the one at default options, ``model=untrained``: what the paper's authors evaluated (their
-#: actor is never trained, see :mod:`snficon.rl`); runs with a trained model change ``model``.
+#: The policies of the paper's Fig. 4; the variants are in Fig. 6. RL Budiarjo's row is its run
+#: with a trained model when the campaign has one (:func:`snficon.report.data.base_rows`),
+#: else the ``untrained`` network.
 PROFILE_POLICIES = ("fcfsbIpm", "snfIpm", "snficon", "rlBudiarjo")
 
 #: How each radar spoke's raw value is shown in the Fig. 4 table: column title and divisor.

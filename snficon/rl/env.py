@@ -59,14 +59,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from snficon.adapter.scheduler import PolicyScheduler, sleep_pstate_of
-from snficon.adapter.tracker import ClusterTracker
+from snficon.adapter.scheduler import Policy, PolicyScheduler
 from snficon.core.names import Trigger
 from snficon.core.policy import PARTS, Composition
 from snficon.core.view import ClusterView, Decisions
-from snficon.drivers.inprocess import EngineLink, _LinkedBatsim
+from snficon.drivers.inprocess import EngineLink, LinkedBatsim
 from snficon.drivers.session import build_engine
 from snficon.errors import InputError
+from snficon.platform.model import PowerModel
 from snficon.platform.reader import read_platform
 from snficon.rl.features import ACTIONS, NODE_FEATURES, QUEUE_FEATURES, Observation, decision_nodes
 from snficon.rl.power import LearnedPower, keep_all
@@ -80,7 +80,7 @@ class SteppedScheduler(PolicyScheduler):
 
     Its policy records the invocation's view and decides nothing; the
     environment builds the parts itself (the learned power manager without an
-    actor) and applies their decisions with :meth:`apply_later`.
+    actor) and applies their decisions with :meth:`events_of`.
     """
 
     policy_name = "rlBudiarjo"
@@ -90,24 +90,14 @@ class SteppedScheduler(PolicyScheduler):
         self.invocation: ClusterView | None = None
         self.parts: tuple[Any, LearnedPower, tuple[Any, ...]] | None = None
 
-    def onSimulationBegins(self) -> None:  # noqa: N802 (pybatsim hook)
-        power = self.power_model()
-        self.tracker = ClusterTracker(power)
-        self.sleep_pstate = sleep_pstate_of(self.bs.compute_resources[0])
-        self._triggers.add(Trigger.INITIAL)
+    def make_policy(self, power: PowerModel) -> Policy:
         self.parts = build_parts(self.composition, power.p_sleep_w)
-        self.policy = self._record
+        return self._record
 
     def _record(self, view: ClusterView) -> Decisions:
         self.invocation = view
         return Decisions()
 
-    def apply_later(self, decisions: Decisions, now: float) -> list[dict[str, Any]]:
-        """The protocol events of ``decisions`` taken at ``now`` (the tracker updated)."""
-        self.bs._events_to_send = []
-        self._apply(decisions, now)
-        events, self.bs._events_to_send = self.bs._events_to_send, []
-        return events
 
 
 def build_parts(composition: Composition,
@@ -189,7 +179,7 @@ class PowerManagementEnv(gym.Env):
         self._steps = 0
         self.meter: StepMeter | None = None
         self.episode_reward = 0.0
-        self._batsim = _LinkedBatsim(self.scheduler, self.link)  # reads SIMULATION_BEGINS
+        self._batsim = LinkedBatsim(self.scheduler, self.link)  # reads SIMULATION_BEGINS
         self.order, self.power, self.layers = self.scheduler.parts
         self.meter = StepMeter(self.scheduler.tracker.power, self.weights)
         self._started = True
@@ -252,7 +242,7 @@ class PowerManagementEnv(gym.Env):
         for layer in self.layers:
             layer.amend(self._admitted, self._dispatched, outcome, self.order)
         view = self._view
-        events = self.scheduler.apply_later(outcome.decisions, view.now)
+        events = self.scheduler.events_of(outcome.decisions, view.now)
         if events:
             self.link.amend(events)
         return view, outcome.decisions

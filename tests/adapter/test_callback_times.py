@@ -22,7 +22,7 @@ import math
 
 import pytest
 
-from snficon.drivers.inprocess import EngineLink, _LinkedBatsim
+from snficon.drivers.inprocess import EngineLink, LinkedBatsim
 from snficon.drivers.session import build_engine
 from snficon.drivers.transcript import Transcript
 from snficon.registry import load_scheduler
@@ -54,7 +54,7 @@ def test_calls_a_few_ulps_off_still_expire_the_timers(tmp_path, platform4, shift
     scheduler = load_scheduler("snfIpm", {"platform": str(platform4), "timeout": 100})
     transcript = Transcript()
     link = ShiftingLink(engine, transcript, shift)
-    _LinkedBatsim(scheduler, link).start()
+    LinkedBatsim(scheduler, link).start()
     link.finish()
     switch_offs = []
     for (direction, message), (_, answer) in zip(transcript.entries[::2],
