@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from snficon.errors import OutputError
 
@@ -118,6 +119,53 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """:func:`atomic_write_bytes` of ``text`` in UTF-8 (newlines written as given)."""
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+class AtomicTextStream:
+    """A text file written piece by piece and put in place at once (:meth:`commit`).
+
+    For outputs too long to hold in memory (a whole trace's decision log, its job
+    table): the pieces go to a temporary file beside ``path``; until
+    :meth:`commit` renames it, ``path`` is absent (or the old file), as with
+    :func:`atomic_write_bytes`. :meth:`abort` removes the temporary file. The
+    file is created at the first :meth:`write`.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._stream: Any = None
+        self._temporary: str | None = None
+
+    def write(self, text: str) -> None:
+        """Append ``text`` (UTF-8, newlines as given)."""
+        if self._stream is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, self._temporary = tempfile.mkstemp(prefix=f".{self.path.name}.",
+                                                       suffix=".tmp", dir=self.path.parent)
+            self._stream = os.fdopen(handle, "w", encoding="utf-8", newline="")
+        self._stream.write(text)
+
+    def commit(self) -> Path:
+        """Close the file and rename it to ``path`` (an empty file if nothing was written)."""
+        if self._stream is None:
+            self.write("")
+        try:
+            self._stream.close()
+            os.chmod(self._temporary, 0o666 & ~_umask())
+            os.replace(self._temporary, self.path)
+        except BaseException:
+            self.abort()
+            raise
+        self._stream = self._temporary = None
+        return self.path
+
+    def abort(self) -> None:
+        """Drop what was written; ``path`` is left as it was."""
+        if self._stream is not None:
+            self._stream.close()
+        if self._temporary is not None:
+            Path(self._temporary).unlink(missing_ok=True)
+        self._stream = self._temporary = None
 
 
 def incomplete_marker(prefix: str | Path) -> Path:

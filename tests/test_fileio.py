@@ -9,6 +9,7 @@ import pytest
 
 from snficon.errors import OutputError
 from snficon.fileio import (
+    AtomicTextStream,
     check_output_file,
     check_output_folder,
     check_output_prefix,
@@ -110,3 +111,22 @@ class TestIncompleteMarker:
         clear_incomplete(prefix)
         assert not path.exists() and incomplete_reason(prefix) is None
         clear_incomplete(prefix)  # nothing to clear: no error
+
+
+def test_atomic_text_stream_appears_whole_or_not_at_all(tmp_path: Path):
+    target = tmp_path / "sub" / "log.csv"
+    target.parent.mkdir()
+    target.write_text("old\n")
+    stream = AtomicTextStream(target)
+    stream.write("a,b\n")
+    stream.write("1,2\n")
+    assert target.read_text() == "old\n"  # the old file until commit
+    stream.abort()
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["log.csv"]
+    stream = AtomicTextStream(target)
+    stream.write("a,b\n")
+    stream.write("1,2\n")
+    assert stream.commit() == target
+    assert target.read_text() == "a,b\n1,2\n"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["log.csv"]

@@ -89,7 +89,7 @@ class PolicyScheduler(BatsimScheduler):
         self.policy: Policy | None = None
         self.tracker: ClusterTracker | None = None
         self.sleep_pstate: int | None = None
-        self.decision_log = DecisionLog()
+        self.decision_log = DecisionLog(self.decisions_path, keep=False)
         self._triggers: set[str] = set()
         self._calls: set[float] = set()
 
@@ -175,8 +175,7 @@ class PolicyScheduler(BatsimScheduler):
                                              **columns))
 
     def onSimulationEnds(self) -> None:  # noqa: N802
-        if self.decisions_path is not None:
-            self.decision_log.to_csv(self.decisions_path)
+        self.decision_log.close()
 
     # ------------------------------------------------------------------ decisions
 

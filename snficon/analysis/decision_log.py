@@ -1,8 +1,9 @@
 """The decision log of SPEC section 7: one row per scheduler invocation.
 
 Every policy writes it; a column that does not apply to a policy or an
-invocation is None, an empty cell in the CSV. Rows are collected column-wise
-by :class:`DecisionLog` and written once, atomically.
+invocation is None, an empty cell in the CSV. :class:`DecisionLog` writes each
+row as it comes (memory stays flat over a whole trace) and puts the file in
+place atomically at the end.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from snficon.core.names import MODES, TRIGGERS
 from snficon.errors import InputError
-from snficon.fileio import atomic_write_text
+from snficon.fileio import AtomicTextStream, atomic_write_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,38 +100,83 @@ _INTS = frozenset({"arrival_n", "service_n", "target_x", "starts", "wakes", "shu
 
 
 class DecisionLog:
-    """Decision rows kept as one list per column, written once with :meth:`to_csv`."""
+    """The decision rows of one run.
 
-    def __init__(self) -> None:
-        self._columns: dict[str, list[object]] = {name: [] for name in COLUMNS}
+    With a ``path``, each row is written as it is appended (to a temporary file
+    beside ``path``, renamed into place by :meth:`close`) and nothing is kept.
+    Without one, the rows are kept for :meth:`rows` and :meth:`to_csv`, unless
+    ``keep`` is False (a run that asked for no log: rows are only counted).
+    """
+
+    #: Rows buffered as CSV text before they are written to the file.
+    FLUSH_EVERY = 512
+
+    def __init__(self, path: str | Path | None = None, *, keep: bool = True) -> None:
+        self.path = None if path is None else Path(path)
+        self.keep = keep
+        self._kept: list[DecisionRow] = []
+        self._count = 0
+        self._stream = AtomicTextStream(self.path) if self.path is not None else None
+        self._pending = io.StringIO()
+        self._writer = csv.writer(self._pending, lineterminator="\n")
+        if self._stream is not None:
+            self._writer.writerow(COLUMNS)
 
     def append(self, row: DecisionRow) -> None:
         """Add one invocation's row."""
-        for name, values in self._columns.items():
-            values.append(getattr(row, name))
+        self._count += 1
+        if self._stream is None:
+            if self.keep:
+                self._kept.append(row)
+            return
+        self._writer.writerow([_cell(getattr(row, name)) for name in COLUMNS])
+        if self._count % self.FLUSH_EVERY == 0:
+            self._flush()
 
     def __len__(self) -> int:
-        return len(self._columns["time"])
+        return self._count
 
     def rows(self) -> Iterator[DecisionRow]:
-        """The rows, in the order they were appended."""
-        for index in range(len(self)):
-            yield DecisionRow(**{name: values[index] for name, values in self._columns.items()})
+        """The rows, in the order they were appended (a log without a path only)."""
+        if self._stream is not None:
+            raise RuntimeError(f"the decision log is written to {self.path}, not kept: "
+                               "read it back with read_decision_log")
+        if not self.keep:
+            raise RuntimeError("the decision log was made with keep=False: no row was kept")
+        yield from self._kept
+
+    def close(self) -> Path | None:
+        """Put the file in place (header only if no row came); None without a path."""
+        if self._stream is None:
+            return None
+        self._flush()
+        return self._stream.commit()
 
     def to_csv(self, path: str | Path) -> Path:
-        """Write the log as CSV (header = :data:`COLUMNS`, None as an empty cell), atomically."""
+        """Write the kept rows as CSV (header = :data:`COLUMNS`, None as an empty cell),
+        atomically."""
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(COLUMNS)
-        cells = [[_cell(value) for value in self._columns[name]] for name in COLUMNS]
-        writer.writerows(zip(*cells, strict=True))
+        writer.writerows([_cell(getattr(row, name)) for name in COLUMNS] for row in self.rows())
         return atomic_write_text(path, buffer.getvalue())
+
+    def _flush(self) -> None:
+        assert self._stream is not None
+        self._stream.write(self._pending.getvalue())
+        self._pending.seek(0)
+        self._pending.truncate()
 
 
 def _cell(value: object) -> str:
     """CSV text of a value: '' for None, True/False, repr precision for floats."""
     if value is None:
         return ""
+    kind = type(value)  # the common exact types first: the log has a row per invocation
+    if kind is float:
+        return repr(value)
+    if kind is int or kind is str:
+        return str(value)
     if isinstance(value, bool | np.bool_):
         return str(bool(value))
     if isinstance(value, numbers.Integral):

@@ -109,7 +109,8 @@ class Kernel:
     def __init__(self, surf: Surf, nb_hosts: int, on_load_change) -> None:
         self.surf = surf
         self.to_run: list[Actor] = []
-        self.actors: list[Actor] = []
+        #: The actors alive, in spawn order (a dead one is dropped: memory stays flat).
+        self.actors: dict[Actor, None] = {}
         #: ``HostEnergy::last_updated_`` of each compute host.
         self.energy_updated_at = np.zeros(nb_hosts)
         self.all_hosts = np.arange(nb_hosts, dtype=np.int64)
@@ -125,13 +126,14 @@ class Kernel:
     def spawn(self, name: str, code: ActorCode, host: int = -1) -> Actor:
         """``ActorImpl::start``: the new actor is appended to the run list."""
         actor = Actor(name, code, host)
-        self.actors.append(actor)
+        self.actors[actor] = None
         self.to_run.append(actor)
         return actor
 
     def kill(self, victim: Actor) -> None:
         """``ActorImpl::exit``: cancel what the victim waits for; it never runs again."""
         victim.alive = False
+        self.actors.pop(victim, None)
         waiting = victim.waiting
         if waiting is not None and waiting.action is not None and waiting.action.alive:
             self.surf.remove(waiting.action)
@@ -209,6 +211,7 @@ class Kernel:
                 request = code.send(value)
             except StopIteration:
                 actor.alive = False
+                self.actors.pop(actor, None)
                 return None
             kind = request[0]
             if kind == ENERGY:
@@ -337,6 +340,7 @@ class Kernel:
 
     def _end(self, actor: Actor) -> None:
         actor.alive = False
+        self.actors.pop(actor, None)
         actor.code.close()
 
     def _recv(self, actor: Actor) -> None:
@@ -419,7 +423,7 @@ class Kernel:
         self.to_run.append(actor)
 
     def blocked_actors(self) -> list[Actor]:
-        return [a for a in self.actors if a.alive]
+        return list(self.actors)
 
 
 def put(payload: Any, final: bool = False) -> Generator[tuple, Any, None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +92,28 @@ def test_empty_log_has_only_the_header(tmp_path: Path):
     path = DecisionLog().to_csv(tmp_path / "d.csv")
     assert path.read_text() == ",".join(SPEC_COLUMNS + EXTRA_COLUMNS) + "\n"
     assert read_decision_log(path) == []
+
+
+def test_a_log_with_a_path_streams_the_same_bytes_and_appears_only_when_closed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(DecisionLog, "FLUSH_EVERY", 3)  # several flushes over the rows
+    rows = [replace(row, time=float(i)) for i in range(7) for row in _rows()]
+    kept, streamed = DecisionLog(), DecisionLog(tmp_path / "out" / "decisions.csv")
+    for row in rows:
+        kept.append(row)
+        streamed.append(row)
+    assert not (tmp_path / "out" / "decisions.csv").exists()
+    with pytest.raises(RuntimeError, match="read it back"):
+        list(streamed.rows())
+    path = streamed.close()
+    assert path.read_bytes() == kept.to_csv(tmp_path / "kept.csv").read_bytes()
+    assert [DecisionRow(**record) for record in read_decision_log(path)] == rows
+    assert sorted(p.name for p in path.parent.iterdir()) == ["decisions.csv"]  # no temporary
+
+
+def test_a_streamed_log_without_rows_is_the_header(tmp_path: Path):
+    path = DecisionLog(tmp_path / "d.csv").close()
+    assert path.read_text() == ",".join(SPEC_COLUMNS + EXTRA_COLUMNS) + "\n"
 
 
 def test_bad_trigger_or_mode_is_refused():
