@@ -16,6 +16,9 @@ folder at the same path.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from snficon.campaign.cluster_settings import ClusterSettings, walltime_seconds
@@ -65,7 +68,9 @@ def make_cluster(settings: ClusterSettings, kind: str) -> Any:
         try:
             return SLURMCluster(**slurm_arguments(settings))
         except ValueError as exc:  # e.g. "You must specify how much cores and memory ..."
-            raise InputError(f"[cluster]: dask-jobqueue refuses the settings: {exc}") from None
+            where = f"{settings.source} [cluster]" if settings.source else "[cluster]"
+            raise InputError(f"{where}: dask-jobqueue refuses the settings: {exc} (give "
+                             "them in the table or as --cluster-* options)") from None
     if kind == "local":
         from dask.distributed import LocalCluster
 
@@ -83,6 +88,32 @@ def check_slurm_available() -> None:
             "--executor slurm submits its Dask workers as Slurm jobs with sbatch, which is "
             "not on the PATH here: run the campaign on a machine of the cluster that can "
             "submit jobs (a login node), or use --executor local or dask")
+
+
+#: Seconds ``sbatch --test-only`` may take (it asks the Slurm controller).
+TEST_ONLY_TIMEOUT_S = 120
+
+
+def check_job_script(cluster: Any, settings: ClusterSettings) -> None:
+    """Have Slurm check the worker job script (``sbatch --test-only``: validated, not
+    submitted); raise InputError with sbatch's own message when it refuses it (an unknown
+    partition or account, a walltime above the partition's limit...), since adaptive
+    scaling would otherwise only log each refused submission while the campaign waits."""
+    with tempfile.TemporaryDirectory(prefix="snficon-slurm-") as folder:
+        script = Path(folder) / "worker.sh"
+        script.write_text(cluster.job_script(), encoding="utf-8")
+        try:
+            checked = subprocess.run(["sbatch", "--test-only", str(script)],
+                                     capture_output=True, text=True,
+                                     timeout=TEST_ONLY_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ExecutorUnavailableError(f"sbatch --test-only could not check the worker "
+                                           f"job script: {exc}") from None
+    if checked.returncode != 0:
+        said = (checked.stderr or checked.stdout).strip() or f"exit status {checked.returncode}"
+        where = f"{settings.source} [cluster]" if settings.source else "[cluster]"
+        raise InputError(f"{where}: Slurm refuses the worker job script (sbatch --test-only): "
+                         f"{said}")
 
 
 def start_scaling(cluster: Any, settings: ClusterSettings, runs: int, default: int) -> int:

@@ -71,6 +71,7 @@ class ClusterSettings:
     local_directory: str | None = None
     job_extra_directives: tuple[str, ...] = ()
     job_script_prologue: tuple[str, ...] = ()
+    source: str | None = None  # the campaign file, for messages (not a key of the table)
 
     def worker_processes(self) -> int | None:
         """Dask workers per Slurm job: ``processes``, else one per core (None: both unknown)."""
@@ -156,7 +157,7 @@ def read_cluster(reader: _Errors, data: Mapping[str, Any]) -> ClusterSettings | 
             values[key] = _check_value(key, value)
         except ValueError as exc:
             raise reader.error(("cluster", key), str(exc)) from None
-    settings = ClusterSettings(**values)
+    settings = ClusterSettings(**values, source=getattr(reader, "source", None))
     _check_together(settings, lambda key, message: reader.error(("cluster", key), message))
     return settings
 
@@ -185,7 +186,7 @@ def with_overrides(settings: ClusterSettings | None, overrides: Mapping[str, Any
             given[key] = _check_value(key, value)
         except ValueError as exc:
             raise InputError(f"{flag_of(key)}: {exc}") from None
-    merged = dataclasses.replace(base, **given)
+    merged = dataclasses.replace(base, **given, source=source)
 
     def fail(key: str, message: str) -> InputError:
         flags = [flag_of(k) for k in given if k in _CLASHES[key]]

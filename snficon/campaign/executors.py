@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from snficon.campaign.cluster import (
+    check_job_script,
     check_slurm_available,
     make_cluster,
     start_scaling,
@@ -273,6 +274,8 @@ class ClusterExecutor(DaskExecutor):
             check_slurm_available()
         cluster = make_cluster(settings, kind)
         try:
+            if kind == "slurm":
+                check_job_script(cluster, settings)
             bound = start_scaling(cluster, settings, runs, default=os.cpu_count() or 1)
             super().__init__(bound, cluster=cluster)
         except BaseException:

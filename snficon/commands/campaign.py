@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from snficon.campaign.cluster import check_slurm_available
 from snficon.campaign.cluster_settings import (
     SCALAR_KEYS,
     ClusterSettings,
@@ -105,7 +106,9 @@ def cluster_settings(args: argparse.Namespace, loaded: Campaign) -> ClusterSetti
         raise InputError("--workers: with --executor slurm the parallel runs are the "
                          "cluster's workers: give --cluster-maximum-workers N (or "
                          "maximum_workers in the [cluster] table)")
-    return with_overrides(loaded.cluster, given, loaded.source)
+    settings = with_overrides(loaded.cluster, given, loaded.source)
+    check_slurm_available()  # before any output: without sbatch no worker could start
+    return settings
 
 
 def campaign(args: argparse.Namespace) -> int:

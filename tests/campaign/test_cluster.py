@@ -63,8 +63,10 @@ def sbatch_lines(script: str) -> list[str]:
 
 
 def test_job_script_carries_the_cluster_table(write_campaign):
-    settings = read_campaign(write_campaign(HEAD + CLUSTER + GROUP)).cluster
+    path = write_campaign(HEAD + CLUSTER + GROUP)
+    settings = read_campaign(path).cluster
     assert settings is not None and settings.processes is None
+    assert settings.source == str(path)
     cluster = make_cluster(settings, "slurm")
     try:
         script = cluster.job_script()
@@ -182,8 +184,8 @@ def test_dask_jobqueue_refusal_names_the_table():
     import dask
 
     with dask.config.set({"jobqueue.slurm.cores": None, "jobqueue.slurm.memory": None}):
-        with pytest.raises(InputError, match=r"\[cluster\]: dask-jobqueue refuses"):
-            make_cluster(ClusterSettings(queue="batch"), "slurm")
+        with pytest.raises(InputError, match=r"^c.toml \[cluster\]: dask-jobqueue refuses"):
+            make_cluster(ClusterSettings(queue="batch", source="c.toml"), "slurm")
 
 
 def test_campaign_on_a_local_cluster_runs_and_resumes(write_campaign, tmp_path):
@@ -217,3 +219,22 @@ def test_campaign_on_a_local_cluster_runs_and_resumes(write_campaign, tmp_path):
     assert (last.done, last.skipped, last.failed) == (0, 3, 0)
     assert all((results / "runs" / s.run_id / METRICS).stat().st_mtime_ns == mtime
                for s, mtime in zip(specs, mtimes, strict=True))
+
+
+def test_job_script_slurm_refuses_stops_the_campaign(tmp_path, monkeypatch):
+    """``sbatch --test-only`` refusing the worker script is an error carrying sbatch's
+    words, before any worker is asked for. No Slurm here: a stand-in ``sbatch`` on the
+    PATH answers as sbatch does for an unknown partition (exit 1, message on stderr)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "sbatch"
+    fake.write_text('#!/bin/sh\n[ "$1" = "--test-only" ] && [ -f "$2" ] && grep -q '
+                    '"^#SBATCH -p nosuch" "$2" && { echo "sbatch: error: invalid partition '
+                    'specified: nosuch" >&2; exit 1; }\necho "unexpected: $*" >&2; exit 2\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    settings = ClusterSettings(queue="nosuch", cores=2, memory="4GB", source="c.toml")
+    with pytest.raises(InputError, match=r"^c.toml \[cluster\]: Slurm refuses the worker job "
+                       r"script \(sbatch --test-only\): sbatch: error: invalid partition "
+                       r"specified: nosuch$"):
+        make_executor("slurm", 3, cluster=settings)
