@@ -12,6 +12,7 @@ a grid (cases x policies x sweep points)::
     markovian = "../workloads/markovian-3000.json"
     markovian-500 = { file = "../workloads/markovian-3000.json", jobs = 500 }
     das2-fs2 = { file = "../workloads/das2-fs2-3000.json", make = "COMMAND THAT MAKES IT" }
+    das2-fs1 = { file = "DAS2-fs1-2003-1.swf.gz", convert = { jobs = 3000, nb_res = 64 } }
 
     [[group]]
     name = "alpha"
@@ -24,7 +25,10 @@ a grid (cases x policies x sweep points)::
     # carbon = { signal = "gb-2023", offsets = 20, seed = 1 }   # see carbon_axis.py
 
 A ``[carbon]`` table names carbon-intensity signals; a group's ``carbon`` key
-adds start alignments to its grid (:mod:`snficon.campaign.carbon_axis`).
+adds start alignments to its grid (:mod:`snficon.campaign.carbon_axis`). A
+workload given as a trace is converted once per campaign
+(:mod:`snficon.campaign.conversion`); a ``[cluster]`` table says where
+``--executor slurm`` runs (:mod:`snficon.campaign.cluster_settings`).
 
 Checks that need the policies' parameter sets (an option a policy does not
 have) are made by :mod:`snficon.campaign.expand`, through :meth:`Campaign.error`,
@@ -41,6 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from snficon.campaign.carbon_axis import CarbonAxis, SignalFile, read_axis, read_signals
+from snficon.campaign.cluster_settings import ClusterSettings, read_cluster
+from snficon.campaign.conversion import TraceConversion, read_conversion
 from snficon.campaign.errors import CampaignFileError
 from snficon.campaign.locate import line_of
 from snficon.policy_table import POLICIES
@@ -48,7 +54,7 @@ from snficon.policy_table import POLICIES
 Scalar = bool | int | float | str
 KeyPath = tuple[str | int, ...]
 
-TOP_KEYS = ("name", "description", "platforms", "workloads", "carbon", "group")
+TOP_KEYS = ("name", "description", "platforms", "workloads", "carbon", "cluster", "group")
 GROUP_KEYS = ("name", "description", "platforms", "workloads", "cases", "policies",
               "options", "sweep", "carbon", "transition_jitter", "seed")
 RANGE_KEYS = ("start", "stop", "step")
@@ -63,6 +69,8 @@ class InputFile:
     written: str  # the path as written in the campaign file
     make: str | None = None  # the command that makes the file when it is missing
     jobs: int | None = None  # workloads: keep only the first ``jobs`` jobs
+    #: Workloads: ``path`` is a trace, converted so (before ``jobs`` cuts it).
+    convert: TraceConversion | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,7 @@ class Campaign:
     groups: tuple[Group, ...]
     text: str
     signals: dict[str, SignalFile] = field(default_factory=dict)  # the [carbon] table
+    cluster: ClusterSettings | None = None  # the [cluster] table
 
     def error(self, path: KeyPath, message: str) -> CampaignFileError:
         """An error at ``path`` (e.g. ``("group", 1, "sweep", "alpha")``), with its line."""
@@ -130,6 +139,7 @@ def parse_campaign(text: str, source: str, folder: Path) -> Campaign:
     platforms = reader.inputs(data, "platforms", folder)
     workloads = reader.inputs(data, "workloads", folder)
     reader.signals = read_signals(reader, data, folder)
+    cluster = read_cluster(reader, data)
     if not isinstance(raw_groups, list) or not raw_groups:
         raise reader.error(("group",), "a campaign needs at least one [[group]] table")
     groups = tuple(reader.group(raw, i, platforms, workloads) for i, raw in enumerate(raw_groups))
@@ -142,7 +152,7 @@ def parse_campaign(text: str, source: str, folder: Path) -> Campaign:
         seen[group.name] = group.index
     return Campaign(source=source, folder=folder, name=name, description=description,
                     platforms=platforms, workloads=workloads, groups=groups, text=text,
-                    signals=reader.signals)
+                    signals=reader.signals, cluster=cluster)
 
 
 def describe_key(path: KeyPath, group_names: Sequence[Any] = ()) -> str:
@@ -211,7 +221,7 @@ class _Reader:
                 entry = {"file": entry}
             if not isinstance(entry, dict):
                 raise self.error(path, f"expected a path or a table {{file = ...}}, got {entry!r}")
-            keys = ("file", "make", "jobs") if kind == "workloads" else ("file", "make")
+            keys = ("file", "make", "jobs", "convert") if kind == "workloads" else ("file", "make")
             self.known(entry, path, keys)
             written = self.string(entry, path + ("file",))
             make = entry.get("make")
@@ -221,8 +231,10 @@ class _Reader:
             if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int)
                                      or jobs <= 0):
                 raise self.error(path + ("jobs",), f"expected a positive integer, got {jobs!r}")
+            convert = (read_conversion(self, entry, path, written) if kind == "workloads"
+                       else None)
             found[label] = InputFile(label=label, path=(folder / written).resolve(),
-                                     written=written, make=make, jobs=jobs)
+                                     written=written, make=make, jobs=jobs, convert=convert)
         return found
 
     def group(self, raw: Any, index: int, platforms: dict[str, InputFile],

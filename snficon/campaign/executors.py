@@ -1,4 +1,4 @@
-"""Where runs execute: one small interface, three back ends.
+"""Where runs execute: one small interface, four back ends.
 
 An executor sees only :func:`snficon.campaign.runs.execute` and the specs
 (signac-flow's ``flow/scheduling/base.py``): it yields each spec with the
@@ -16,7 +16,10 @@ which never counts as done (:mod:`snficon.campaign.runs`).
 - ``local``: a process pool of ``workers`` processes on this machine;
 - ``dask``: Dask distributed, on a LocalCluster of ``workers`` processes or
   on an existing scheduler (``address``, e.g. one dask-jobqueue started on a
-  Slurm cluster; its workers must import ``snficon`` and see RESULTS).
+  Slurm cluster; its workers must import ``snficon`` and see RESULTS);
+- ``slurm``: Dask workers submitted as Slurm jobs (dask-jobqueue), scaling
+  with the queued runs, as the campaign's ``[cluster]`` table says
+  (:mod:`snficon.campaign.cluster`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from snficon.campaign.cluster import (
+    check_job_script,
+    check_slurm_available,
+    make_cluster,
+    start_scaling,
+)
+from snficon.campaign.cluster_settings import ClusterSettings
 from snficon.campaign.errors import ExecutorUnavailableError
 from snficon.campaign.expand import RunSpec
 from snficon.campaign.runs import execute
@@ -40,7 +50,7 @@ from snficon.interrupts import default_stop_signals_in_child
 LOG = logging.getLogger(__name__)
 
 Outcome = tuple[RunSpec, Path | BaseException]
-EXECUTORS = ("local", "dask", "serial")
+EXECUTORS = ("local", "dask", "slurm", "serial")
 #: Seconds a killed worker process gets to exit before it is killed with SIGKILL.
 KILL_GRACE_S = 2.0
 
@@ -94,6 +104,20 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _interrupt_plugin() -> Any:
+    """A worker plugin calling :func:`_ignore_interrupts` in each worker, also in those an
+    adaptive cluster starts later (its ``setup`` runs in the worker's main thread)."""
+    from dask.distributed import WorkerPlugin
+
+    class IgnoreInterrupts(WorkerPlugin):
+        name = "snficon-ignore-interrupts"
+
+        def setup(self, worker: Any) -> None:
+            _ignore_interrupts()
+
+    return IgnoreInterrupts()
+
+
 class LocalExecutor(Executor):
     """A pool of ``workers`` processes.
 
@@ -142,11 +166,13 @@ class LocalExecutor(Executor):
 
 
 class DaskExecutor(Executor):
-    """Dask distributed: a LocalCluster of ``workers`` processes, or the scheduler ``address``."""
+    """Dask distributed: a LocalCluster of ``workers`` processes, the scheduler ``address``,
+    or a ``cluster`` made for the campaign (:func:`snficon.campaign.cluster.make_cluster`),
+    which the executor closes."""
 
     name = "dask"
 
-    def __init__(self, workers: int, address: str | None = None) -> None:
+    def __init__(self, workers: int, address: str | None = None, cluster: Any = None) -> None:
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
@@ -154,8 +180,12 @@ class DaskExecutor(Executor):
                 "the dask executor needs Dask distributed, which is not installed "
                 "(package 'distributed', e.g. pip install 'dask[distributed]'); "
                 "use --executor local meanwhile") from None
-        self.cluster: Any = None
-        if address:
+        self.cluster: Any = cluster
+        if cluster is not None:
+            self.client = Client(cluster)
+            if isinstance(cluster, LocalCluster):  # its workers share our terminal
+                self.client.register_plugin(_interrupt_plugin())
+        elif address:
             self.client = Client(address)
             workers = len(self.client.scheduler_info().get("workers", {})) or workers
         else:
@@ -185,7 +215,8 @@ class DaskExecutor(Executor):
             self.cluster.close()
 
     def abort(self) -> None:
-        """Cancel every run, then close the client and the LocalCluster (killing its workers).
+        """Cancel every run, then close the client and our cluster: a LocalCluster's worker
+        processes are killed, a Slurm cluster's jobs cancelled (scancel).
 
         On an existing scheduler (``address``) the workers are not ours to
         stop: a run already executing there finishes in the background (a
@@ -196,14 +227,22 @@ class DaskExecutor(Executor):
             if self.futures:
                 self.client.cancel(self.futures, force=True)
         finally:
-            if self.cluster is not None:
+            local = self._local_workers()
+            if local:
                 self._terminate_workers()
             try:
                 self.client.close(timeout=KILL_GRACE_S)
-                if self.cluster is not None:
-                    self.cluster.close(timeout=KILL_GRACE_S)
+                if self.cluster is not None:  # scancel may take longer than local kills
+                    self.cluster.close(timeout=KILL_GRACE_S if local else None)
             except TimeoutError as exc:  # the workers are dead; the rest is bookkeeping
                 LOG.warning("dask: closing the cluster after an interrupt: %s", exc)
+
+    def _local_workers(self) -> bool:
+        """Whether the workers are processes of this machine (a LocalCluster): a Slurm
+        cluster's are killed by cancelling their jobs, which closing it does."""
+        from dask.distributed import LocalCluster
+
+        return isinstance(self.cluster, LocalCluster)
 
     def _terminate_workers(self) -> None:
         """SIGTERM the LocalCluster's worker processes, their nannies told not to restart them.
@@ -223,9 +262,36 @@ class DaskExecutor(Executor):
                     pass
 
 
-def make_executor(name: str, workers: int | None = None,
-                  address: str | None = None) -> Executor:
-    """The executor called ``name`` (one of :data:`EXECUTORS`)."""
+class ClusterExecutor(DaskExecutor):
+    """Dask on a cluster made from the ``[cluster]`` settings: Slurm jobs (``kind`` slurm)
+    or this machine's processes (``local``, the same code without Slurm), scaling
+    between ``minimum_workers`` and ``maximum_workers`` (at most ``runs``)."""
+
+    name = "slurm"
+
+    def __init__(self, settings: ClusterSettings, runs: int, kind: str = "slurm") -> None:
+        if kind == "slurm":
+            check_slurm_available()
+        cluster = make_cluster(settings, kind)
+        try:
+            if kind == "slurm":
+                check_job_script(cluster, settings)
+            bound = start_scaling(cluster, settings, runs, default=os.cpu_count() or 1)
+            super().__init__(bound, cluster=cluster)
+        except BaseException:
+            cluster.close()
+            raise
+
+
+def make_executor(name: str, workers: int | None = None, address: str | None = None,
+                  cluster: ClusterSettings | None = None, cluster_kind: str = "slurm"
+                  ) -> Executor:
+    """The executor called ``name`` (one of :data:`EXECUTORS`).
+
+    ``slurm`` takes its workers from ``cluster`` (the ``[cluster]`` settings) on
+    a cluster of ``cluster_kind`` (``local``: the same path on this machine);
+    ``workers`` is then the number of runs to do, which bounds the workers.
+    """
     count = workers if workers is not None else (os.cpu_count() or 1)
     if count < 1:
         raise InputError(f"workers: expected a positive count, got {count}")
@@ -237,4 +303,6 @@ def make_executor(name: str, workers: int | None = None,
         return LocalExecutor(count)
     if name == "dask":
         return DaskExecutor(count, address)
+    if name == "slurm":
+        return ClusterExecutor(cluster or ClusterSettings(), count, cluster_kind)
     raise InputError(f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")

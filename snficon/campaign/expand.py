@@ -25,6 +25,7 @@ from typing import Any
 
 from snficon.campaign.carbon_axis import CarbonPoint, SignalFile, resolve_start
 from snficon.campaign.config import Campaign, Group, InputFile
+from snficon.campaign.conversion import CACHE
 from snficon.campaign.errors import MissingInputError
 from snficon.campaign.provenance import Provenance, code_digest, package_version
 from snficon.campaign.runs import run_id
@@ -68,6 +69,8 @@ class RunSpec:
     groups: tuple[str, ...] = ()
     changed: tuple[tuple[str, Any], ...] = ()
     carbon_path: str | None = None  # the carbon signal file (params["carbon"] says how)
+    #: RESULTS/cache: traces converted once for every run (params["convert"] says how).
+    cache_dir: str | None = None
     #: What the run is made with now (package version, code and input hashes).
     provenance: Provenance | None = None
 
@@ -208,8 +211,9 @@ def run_params(plan: RunPlan, cache: dict[Path, str] | None = None,
                ) -> dict[str, Any]:
     """The parameters a run's id hashes (its inputs must exist); a carbon signal and a
     transition jitter are among them only when set, so that the other runs keep their
-    ids. ``cache`` memoises file digests, ``shapes`` the carbon signals' first interval,
-    step and size (by digest, :func:`~snficon.campaign.carbon_axis.resolve_start`)."""
+    ids; so are a trace's conversion options (``convert``). ``cache`` memoises file
+    digests, ``shapes`` the carbon signals' first interval, step and size (by digest,
+    :func:`~snficon.campaign.carbon_axis.resolve_start`)."""
     params = {"platform": plan.platform.label,
               "platform_sha256": file_digest(plan.platform.path, cache),
               "workload": plan.workload.label,
@@ -222,6 +226,8 @@ def run_params(plan: RunPlan, cache: dict[Path, str] | None = None,
                             "start": resolve_start(plan.carbon, {} if shapes is None else shapes,
                                                    digest),
                             "wrap": plan.carbon.wrap, "fill": signal.fill}
+    if plan.workload.convert is not None:
+        params["convert"] = plan.workload.convert.as_dict()
     if plan.transition_jitter:
         params.update(transition_jitter=plan.transition_jitter, seed=plan.seed)
     return params
@@ -232,6 +238,7 @@ def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path)
     cache: dict[Path, str] = {}
     shapes: dict[tuple[str, str], tuple[float, float, int]] = {}
     folder = str(Path(runs_dir).resolve())
+    cache_dir = str(Path(folder).parent / CACHE)
     specs: dict[str, RunSpec] = {}
     version, code = package_version(), code_digest()
     for plan in plans:
@@ -247,6 +254,7 @@ def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path)
             workload_path=str(plan.workload.path), runs_dir=folder, groups=plan.groups,
             changed=plan.changed,
             carbon_path=str(plan.carbon.signal.path) if plan.carbon is not None else None,
+            cache_dir=cache_dir,
             provenance=Provenance(version, code, input_digests(plan, cache)))
     return list(specs.values())
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from snficon.campaign.cluster_settings import ClusterSettings
 from snficon.campaign.errors import CorruptedRunError
 from snficon.campaign.executors import make_executor
 from snficon.campaign.expand import RunSpec
@@ -102,8 +103,14 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
                  executor: str = "local", workers: int | None = None,
                  address: str | None = None,
                  on_progress: Callable[[Progress], None] | None = None,
-                 reuse_stale: bool = False) -> CampaignOutcome:
+                 reuse_stale: bool = False, cluster: ClusterSettings | None = None,
+                 cluster_kind: str = "slurm") -> CampaignOutcome:
     """Execute the specs not done yet (in ``results_dir/runs``) and write the results table.
+
+    The ``slurm`` executor takes its workers from ``cluster`` (the ``[cluster]``
+    table), on a cluster of ``cluster_kind`` (``local``: the same code on this
+    machine, :func:`snficon.campaign.cluster.make_cluster`); ``workers`` does
+    not apply to it.
 
     A done run made by other code or inputs (:func:`~snficon.campaign.runs.stale_of`)
     is listed in ``outcome.stale`` and run again, or kept with ``reuse_stale``.
@@ -138,8 +145,9 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
 
     try:
         if todo:
-            count = min(workers or os.cpu_count() or 1, len(todo))
-            with make_executor(executor, count, address) as pool:
+            count = (len(todo) if executor == "slurm"
+                     else min(workers or os.cpu_count() or 1, len(todo)))
+            with make_executor(executor, count, address, cluster, cluster_kind) as pool:
                 report(min(pool.workers, len(todo)))
                 for spec, result in pool.run(todo):
                     folder = Path(spec.runs_dir) / spec.run_id

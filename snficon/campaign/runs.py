@@ -3,7 +3,9 @@
 ``RESULTS/runs/<id>/`` holds ``params.json`` (the parameters the id hashes),
 ``provenance.json`` (the code and input files that made it), Batsim's output
 files (``out_jobs.csv``, ...), ``decisions.csv`` for the paper's policies,
-``workload.json`` when the workload was cut to its first jobs, and either
+``workload.json`` when the workload was cut to its first jobs,
+``conversion.json`` when it was converted from a trace (the cache entry it
+read, :mod:`snficon.campaign.conversion`), and either
 ``metrics.json`` (done) or ``error.txt`` (failed). The folder is filled under
 a temporary name and renamed when complete, so a run killed half-way leaves
 no folder that counts; the next campaign run does it again.
@@ -35,6 +37,12 @@ from snficon.analysis.decision_log import read_decision_log
 from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
 from snficon.analysis.modes import mode_summary
 from snficon.analysis.time_limits import FieldNames, has_checkpoints, time_limit_metrics
+from snficon.campaign.conversion import (
+    CACHE,
+    TraceConversion,
+    converted_workload,
+    write_run_record,
+)
 from snficon.campaign.errors import CorruptedRunError
 from snficon.campaign.provenance import read_provenance, stale_reason, write_provenance
 from snficon.carbon.mapping import MappedSignal
@@ -238,6 +246,13 @@ def _simulate(spec: RunSpec, work: Path) -> None:
     from snficon.drivers.session import simulate_in_process  # heavy: imported in the worker
 
     workload = spec.workload_path
+    convert = spec.params.get("convert")
+    if convert is not None:  # a trace: its conversion, from the cache or made into it
+        cache = spec.cache_dir or str(Path(spec.runs_dir).parent / CACHE)
+        converted = converted_workload(workload, spec.params["workload_sha256"],
+                                       TraceConversion(**convert), cache)
+        write_run_record(converted, work)
+        workload = str(converted.path)
     jobs = spec.params.get("jobs")
     if jobs is not None:
         workload = str(truncate_workload(workload, int(jobs), work / WORKLOAD))

@@ -9,6 +9,13 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from snficon.campaign.cluster import check_slurm_available
+from snficon.campaign.cluster_settings import (
+    SCALAR_KEYS,
+    ClusterSettings,
+    flag_of,
+    with_overrides,
+)
 from snficon.campaign.config import Campaign, read_campaign
 from snficon.campaign.executors import EXECUTORS
 from snficon.campaign.expand import (
@@ -46,13 +53,22 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", metavar="RESULTS",
                         help="results folder (with --dry-run: show each run's status there)")
     parser.add_argument("--executor", choices=EXECUTORS, default="local",
-                        help="local: a process pool; dask: Dask distributed; serial: one by "
-                             "one in this process (default: %(default)s)")
+                        help="local: a process pool; dask: Dask distributed; slurm: Dask "
+                             "workers as Slurm jobs, as the file's [cluster] table and the "
+                             "--cluster-* options say; serial: one by one in this process "
+                             "(default: %(default)s)")
     parser.add_argument("--workers", type=int, metavar="N",
                         help="parallel runs (default: the number of CPUs)")
     parser.add_argument("--scheduler-address", metavar="ADDR",
                         help="dask: an existing scheduler (e.g. tcp://host:8786) instead of "
                              "a LocalCluster")
+    cluster = parser.add_argument_group(
+        "slurm executor", "settings of the [cluster] table, given here instead (they win "
+        "over the file's); the lists job_extra_directives and job_script_prologue are set "
+        "in the file only")
+    for key, (kind, metavar, text) in CLUSTER_FLAGS.items():
+        cluster.add_argument(flag_of(key), dest=f"cluster_{key}", type=kind, metavar=metavar,
+                             help=text)
     parser.add_argument("--reuse-stale", action="store_true",
                         help="keep done runs made by other code or input files (see "
                              "provenance.json in each run folder) instead of running them "
@@ -61,6 +77,38 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="write one robin experiment file per run in DIR (run them from "
                              "the repository root) instead of running the campaign")
     parser.set_defaults(func=campaign)
+
+
+#: The ``--cluster-KEY`` options: type, metavar, help.
+CLUSTER_FLAGS: dict[str, tuple[type, str, str]] = {
+    "queue": (str, "NAME", "Slurm partition of the worker jobs (#SBATCH -p)"),
+    "account": (str, "NAME", "Slurm account charged (#SBATCH -A)"),
+    "cores": (int, "N", "CPUs of one worker job"),
+    "memory": (str, "SIZE", "memory of one worker job, e.g. 16GB"),
+    "walltime": (str, "TIME", "time limit of one worker job, e.g. 04:00:00 or 1-00:00:00"),
+    "processes": (int, "N", "Dask workers (one run each at a time) per job (default: cores)"),
+    "minimum_workers": (int, "N", "workers kept even with no run queued (default: 0)"),
+    "maximum_workers": (int, "N", "most workers at once (default: one job's processes)"),
+    "local_directory": (str, "DIR", "the workers' scratch folder on the compute nodes"),
+}
+
+
+def cluster_settings(args: argparse.Namespace, loaded: Campaign) -> ClusterSettings | None:
+    """The ``[cluster]`` table with the ``--cluster-*`` options in place of its values (None
+    unless ``--executor slurm``); raises InputError on a bad value or a misplaced option."""
+    given = {key: getattr(args, f"cluster_{key}", None) for key in SCALAR_KEYS}
+    if args.executor != "slurm":
+        named = [flag_of(key) for key, value in given.items() if value is not None]
+        if named:
+            raise InputError(f"{', '.join(named)}: for --executor slurm, not {args.executor}")
+        return None
+    if args.workers is not None:
+        raise InputError("--workers: with --executor slurm the parallel runs are the "
+                         "cluster's workers: give --cluster-maximum-workers N (or "
+                         "maximum_workers in the [cluster] table)")
+    settings = with_overrides(loaded.cluster, given, loaded.source)
+    check_slurm_available()  # before any output: without sbatch no worker could start
+    return settings
 
 
 def campaign(args: argparse.Namespace) -> int:
@@ -74,6 +122,7 @@ def campaign(args: argparse.Namespace) -> int:
     if not args.output:
         raise InputError("campaign: give the results folder with -o RESULTS (or use --dry-run)")
     results = check_output_folder(args.output)
+    cluster = cluster_settings(args, loaded)
     check_inputs(loaded, expansion.plans)
     specs = make_specs(expansion.plans, results / "runs")
     print(f"campaign {loaded.name}: {len(specs)} runs, results in {results}/")
@@ -82,7 +131,7 @@ def campaign(args: argparse.Namespace) -> int:
     try:
         outcome = run_campaign(specs, results, executor=args.executor, workers=args.workers,
                                address=args.scheduler_address, on_progress=line,
-                               reuse_stale=args.reuse_stale)
+                               reuse_stale=args.reuse_stale, cluster=cluster)
     except CampaignInterrupted as stop:
         line.close()
         return interrupted(stop.outcome, time.monotonic() - started)

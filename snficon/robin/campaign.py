@@ -5,7 +5,8 @@ match ``RESULTS/runs/<id>/``); its robin output folder is ``DIR/<run id>/``
 (Batsim's files under the prefix ``out``, the scheduler's ``decisions.csv``,
 robin's ``log/``). ``DIR/index.csv`` lists the files with their policy,
 inputs and changed options. A workload the campaign cuts to its first jobs is
-written once to ``DIR/workloads/<label>.json``.
+written once to ``DIR/workloads/<label>.json``; a trace the campaign converts is
+converted once into ``DIR/cache/`` (:mod:`snficon.campaign.conversion`).
 
 Paths in the commands are relative to the repository root when they are
 below it (absolute otherwise): run the files from the repository root with
@@ -23,7 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from snficon.campaign.config import Campaign
-from snficon.campaign.expand import RunPlan, check_inputs, run_params
+from snficon.campaign.conversion import CACHE, converted_workload
+from snficon.campaign.expand import RunPlan, check_inputs, file_digest, run_params
 from snficon.campaign.results import option_text
 from snficon.campaign.runs import DECISIONS, PREFIX, run_id, truncate_workload
 from snficon.fileio import atomic_write_text
@@ -77,13 +79,17 @@ def write_campaign_robin(campaign: Campaign, plans: Sequence[RunPlan],
     for plan in plans:
         ident = run_id(run_params(plan, digests))
         output_dir = repo_path(folder / ident)
-        workload = repo_path(plan.workload.path)
+        source = plan.workload.path
+        if plan.workload.convert is not None:
+            source = converted_workload(source, file_digest(source, digests),
+                                        plan.workload.convert, folder / CACHE).path
+        workload = repo_path(source)
         if plan.workload.jobs is not None:
-            key = (plan.workload.path, plan.workload.jobs)
+            key = (source, plan.workload.jobs)
             if key not in cut:
                 target = folder / "workloads" / f"{plan.workload.label}.json"
                 target.parent.mkdir(exist_ok=True)
-                truncate_workload(plan.workload.path, plan.workload.jobs, target)
+                truncate_workload(source, plan.workload.jobs, target)
                 cut[key] = repo_path(target)
             workload = cut[key]
         platform = repo_path(plan.platform.path)

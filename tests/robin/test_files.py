@@ -131,3 +131,36 @@ def test_missing_inputs_are_a_warning_when_only_writing_robin_files(run_cli, tin
     assert "5 robin files in" in out
     rows = list(csv.DictReader(open(tmp_path / "robin" / "index.csv")))
     assert "das2" not in {row["workload"] for row in rows} and len(rows) == 5
+
+
+def test_a_trace_is_converted_once_for_its_robin_files(run_cli, tmp_path):
+    """Two runs naming one SWF trace (one cut to 3 jobs): one conversion in DIR/cache, which
+    the uncut run's batsim command reads and the cut workload is made from."""
+    from snficon.campaign.conversion import CONVERSIONS
+    from snficon.workload.convert import convert_trace
+    from tests.campaign.test_conversion import write_swf
+
+    trace = write_swf(tmp_path / "t.swf")
+    campaign = tmp_path / "trace.toml"
+    campaign.write_text(f"""\
+[platforms]
+aoba-64 = "{PLATFORM.as_posix()}"
+[workloads]
+t = {{ file = "t.swf", convert = {{ nb_res = 64 }} }}
+t3 = {{ file = "t.swf", convert = {{ nb_res = 64 }}, jobs = 3 }}
+[[group]]
+name = "g"
+platforms = ["aoba-64"]
+workloads = ["t", "t3"]
+policies = ["fcfsbIpm"]
+""")
+    folder = tmp_path / "robin"
+    files = written_files(run_cli, campaign, folder)
+    [entry] = [p for p in (folder / "cache" / CONVERSIONS).iterdir() if not p.name[0] == "."]
+    direct = tmp_path / "direct.json"
+    convert_trace(trace, direct, nb_res=64)
+    assert (entry / "workload.json").read_bytes() == direct.read_bytes()
+    workloads = sorted(shlex.split(read_robin(path).batcmd)[4] for path in files)
+    assert workloads == sorted([str(entry / "workload.json"),
+                                str(folder / "workloads" / "t3.json")])
+    assert len(json.loads((folder / "workloads" / "t3.json").read_text())["jobs"]) == 3
