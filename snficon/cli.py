@@ -15,11 +15,21 @@ import sys
 import traceback
 
 from snficon import __version__
-from snficon.commands import campaign, carbon, demo, platform, report, robin, run, workload
+from snficon.commands import (
+    campaign,
+    carbon,
+    compare,
+    demo,
+    platform,
+    report,
+    robin,
+    run,
+    workload,
+)
 from snficon.errors import SnficonError
 from snficon.interrupts import describe, exit_code_of, stop_signals_raise
 
-SUBCOMMANDS = (platform, workload, run, campaign, robin, report, demo, carbon)
+SUBCOMMANDS = (platform, workload, run, compare, campaign, robin, report, demo, carbon)
 
 
 def build_parser() -> argparse.ArgumentParser:
