@@ -48,7 +48,10 @@ class Dispatch:
 
     def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
-        idle_release = np.where(self._state == ns.IDLE, self.now, np.inf)
+        idle = self._state == ns.IDLE
+        if np.count_nonzero(idle) < job.res:
+            return False
+        idle_release = np.where(idle, self.now, np.inf)
         chosen = choose_nodes(self.nodes, idle_release, self.now, job.res, self.now, exclude)
         if len(chosen) < job.res:
             return False

@@ -61,7 +61,9 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     """
     candidates = np.flatnonzero(release <= start)
     if exclude is not None and len(exclude):
-        candidates = np.setdiff1d(candidates, exclude, assume_unique=True)
+        allowed = np.ones(nodes.size, dtype=bool)
+        allowed[exclude] = False
+        candidates = candidates[allowed[candidates]]
     state = nodes.state[candidates]
     idle = state == ns.IDLE
     recent = np.where(idle, nodes.idle_since_s[candidates], -np.inf)
@@ -227,6 +229,8 @@ def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]
 
 #: Times this close are equal in the hole search (the authors' code's epsilon).
 GAP_EPS_S = 1e-9
+#: Largest (candidate times x busy entries) array of one step of the hole search.
+HOLE_BATCH_CELLS = 1 << 18
 
 
 def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
@@ -310,11 +314,16 @@ class _Timeline:
     def blocked(self, t: float, duration: float) -> np.ndarray:
         """Mask of the nodes a job of ``duration`` may not use from ``t``: busy at ``t``
         (not yet released, or in a booked interval), or booked again before ``t + duration``."""
-        mask = self.release > t
-        ahead = self.start - t
+        return self.blocked_at(np.array([t]), duration)[0]
+
+    def blocked_at(self, times: np.ndarray, duration: float) -> np.ndarray:
+        """:meth:`blocked` at each of ``times``: one row per time."""
+        mask = self.release[None, :] > times[:, None]
+        ahead = self.start[None, :] - times[:, None]
         clash = np.where(ahead > 0, (ahead <= GAP_EPS_S) | (ahead + GAP_EPS_S < duration),
-                         t < self.end)
-        mask[self.node[clash]] = True
+                         times[:, None] < self.end[None, :])
+        rows, entries = np.nonzero(clash)
+        mask[rows, self.node[entries]] = True
         return mask
 
     def previous_end(self, t: float) -> np.ndarray:
@@ -340,10 +349,19 @@ def _first_hole(nodes: NodeTable, timeline: _Timeline, count: int, duration: flo
     times = np.unique(np.append(times, earliest))
     # Booked jobs only take nodes away: skip the times with too few released nodes.
     released = np.searchsorted(timeline.sorted_release, times, side="right")
-    for t in times[released >= count].tolist():
-        blocked = timeline.blocked(t, duration)
-        if nodes.size - np.count_nonzero(blocked) < count:
-            continue
-        release = np.where(blocked, np.inf, timeline.previous_end(t))
-        return t, choose_nodes(nodes, release, t, count, now)
+    times = times[released >= count]
+    # The times are tried in order, a growing batch at a time (one array operation per
+    # batch, of at most HOLE_BATCH_CELLS cells).
+    width = nodes.size + len(timeline.node)
+    first, batch = 0, 4
+    while first < len(times):
+        chunk = times[first:first + batch]
+        blocked = timeline.blocked_at(chunk, duration)
+        fits = np.flatnonzero(nodes.size - np.count_nonzero(blocked, axis=1) >= count)
+        if len(fits):
+            t = float(chunk[fits[0]])
+            release = np.where(blocked[fits[0]], np.inf, timeline.previous_end(t))
+            return t, choose_nodes(nodes, release, t, count, now)
+        first += len(chunk)
+        batch = max(1, min(4 * batch, HOLE_BATCH_CELLS // width))
     return None
