@@ -18,6 +18,7 @@ from snficon import __version__
 from snficon.commands import (
     campaign,
     carbon,
+    compare,
     demo,
     platform,
     report,
@@ -29,7 +30,7 @@ from snficon.commands import (
 from snficon.errors import SnficonError
 from snficon.interrupts import describe, exit_code_of, stop_signals_raise
 
-SUBCOMMANDS = (platform, workload, run, campaign, robin, report, demo, carbon, rl)
+SUBCOMMANDS = (platform, workload, run, compare, campaign, robin, report, demo, carbon, rl)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,7 +5,9 @@ ones (:class:`~snficon.core.parts.DispatchOrder`). SNF starts jobs in
 smallest-need-first order and stops at the first that does not fit; its plan
 is the sequential PSAS plan (Definition 6). FCFS/EASY starts the queue heads
 that fit, reserves the head's planned start and backfills later jobs that do
-not delay it (SPEC 5); its plan is :func:`~snficon.core.plan.easy_plan`.
+not delay it (SPEC 5), as the authors' code does; its plan is
+:func:`~snficon.core.plan.easy_gap_plan` or, with ``easy_plan="head"``,
+:func:`~snficon.core.plan.easy_plan`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,16 @@ import numpy as np
 
 from snficon.core import view as ns
 from snficon.core.order import fcfs_order, snf_order
-from snficon.core.params import NoParams
+from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
-from snficon.core.plan import PlannedJob, choose_nodes, easy_plan, release_map, sequential_plan
+from snficon.core.plan import (
+    PlannedJob,
+    choose_nodes,
+    easy_gap_plan,
+    easy_plan,
+    release_map,
+    sequential_plan,
+)
 from snficon.core.view import ClusterView, JobStart, NodeTable, QueuedJob
 
 
@@ -39,7 +48,10 @@ class Dispatch:
 
     def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
-        idle_release = np.where(self._state == ns.IDLE, self.now, np.inf)
+        idle = self._state == ns.IDLE
+        if np.count_nonzero(idle) < job.res:
+            return False
+        idle_release = np.where(idle, self.now, np.inf)
         chosen = choose_nodes(self.nodes, idle_release, self.now, job.res, self.now, exclude)
         if len(chosen) < job.res:
             return False
@@ -75,31 +87,56 @@ def dispatch_snf(view: ClusterView) -> Dispatched:
 
 
 def dispatch_fcfs_easy(view: ClusterView) -> Dispatched:
-    """FCFS with EASY backfilling (SPEC 5).
+    """FCFS with EASY backfilling (SPEC 5), as the authors' code does it.
 
-    Start the queue heads that fit; reserve the head's planned start and
-    nodes; start a later job now if it fits on idle nodes outside the
-    reservation, or on reserved nodes only if it ends (by its request)
-    before the head's planned start.
+    One pass: start the queue heads that fit; reserve the head's planned
+    start and nodes (Definition 6); start each later job, in FCFS order,
+    now on idle nodes outside the reservation if enough are free, else on
+    any idle nodes (reserved ones included) if it ends, by its request, by
+    the head's planned start. If the head cannot be planned (a node it
+    needs is held by a job past its request, so its start is unknown),
+    nothing is backfilled: any backfill could delay it.
+
+    Passes repeat while one starts a job (the authors' simulator calls its
+    scheduler again at the same time after its own starts): the head's
+    reservation is then made again with the started jobs' releases, so it
+    may move onto nodes that a short backfilled job frees before the
+    head's start, and leave idle nodes outside it for a longer job. The
+    head's planned start never gets later (a backfill either avoids the
+    reservation or ends by its start).
     """
     dispatch = Dispatch(view)
     queue = fcfs_order(view.queue)
+    while queue:
+        before = len(dispatch.starts)
+        queue = _easy_pass(view.now, dispatch, queue)
+        if len(dispatch.starts) == before:
+            break
+    return dispatch.result(queue)
+
+
+def _easy_pass(now: float, dispatch: Dispatch, queue: list[QueuedJob]) -> list[QueuedJob]:
+    """One pass of :func:`dispatch_fcfs_easy` over ``queue`` (FCFS order); returns the
+    jobs still waiting."""
     while queue and dispatch.start(queue[0]):
-        queue.pop(0)
+        queue = queue[1:]
     if not queue:
-        return dispatch.result(queue)
+        return queue
     head = queue[0]
     nodes = dispatch.table()
-    reservation = sequential_plan(nodes, release_map(nodes, view.now), [head],
-                                  [head.req_time_s], view.now)
-    shadow = reservation[0].start if reservation else np.inf
-    reserved = reservation[0].nodes if reservation else np.empty(0, dtype=np.int64)
+    reservation = sequential_plan(nodes, release_map(nodes, now), [head],
+                                  [head.req_time_s], now)
+    if not reservation:  # the head's start is unknown: backfilling could delay it
+        return queue
+    shadow, reserved = reservation[0].start, reservation[0].nodes
     waiting = [head]
     for job in queue[1:]:
-        ends_in_time = view.now + job.req_time_s <= shadow
-        if not dispatch.start(job, exclude=None if ends_in_time else reserved):
-            waiting.append(job)
-    return dispatch.result(waiting)
+        if dispatch.start(job, exclude=reserved):
+            continue
+        if now + job.req_time_s <= shadow and dispatch.start(job):
+            continue
+        waiting.append(job)
+    return waiting
 
 
 @dataclass(frozen=True)
@@ -116,15 +153,21 @@ class SnfOrder:
         return sequential_plan(nodes, release, jobs, durations, now)
 
 
+#: FCFS/EASY's future plans, by the ``easy_plan`` option (:class:`EasyParams`).
+EASY_PLANS = {"gaps": easy_gap_plan, "head": easy_plan}
+
+
 @dataclass(frozen=True)
 class EasyOrder:
-    """FCFS with EASY backfilling, planned with the head's reservation (:func:`easy_plan`)."""
+    """FCFS with EASY backfilling, planned as ``params.easy_plan`` says: the authors'
+    hole-filling plan (:func:`easy_gap_plan`, default) or the head's reservation alone
+    (:func:`easy_plan`)."""
 
-    params: NoParams = NoParams()
+    params: EasyParams = EasyParams()
 
     def dispatch(self, view: ClusterView) -> Dispatched:
         return dispatch_fcfs_easy(view)
 
     def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
              durations: Sequence[float], now: float) -> list[PlannedJob]:
-        return easy_plan(nodes, release, jobs, durations, now)
+        return EASY_PLANS[self.params.easy_plan](nodes, release, jobs, durations, now)

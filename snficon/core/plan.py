@@ -3,6 +3,9 @@
 The sequential future plan is the paper's Definition 6 (eq. 13-16) with the
 release map and node-choice cost fixed by SPEC section 5. It is shared by the
 baselines (releases from requested times) and by SNF-ICON (predicted releases).
+FCFS/EASY has two future plans built on it: :func:`easy_gap_plan` (the
+authors' code: every job moved to the earliest hole that disturbs no earlier
+job) and :func:`easy_plan` (the head's reservation alone).
 """
 
 from __future__ import annotations
@@ -58,7 +61,9 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     """
     candidates = np.flatnonzero(release <= start)
     if exclude is not None and len(exclude):
-        candidates = np.setdiff1d(candidates, exclude, assume_unique=True)
+        allowed = np.ones(nodes.size, dtype=bool)
+        allowed[exclude] = False
+        candidates = candidates[allowed[candidates]]
     state = nodes.state[candidates]
     idle = state == ns.IDLE
     recent = np.where(idle, nodes.idle_since_s[candidates], -np.inf)
@@ -220,3 +225,143 @@ def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]
     np.minimum.at(earliest, ids, starts - nodes.t_on_s[ids])
     woken = np.unique(ids)
     return dict(zip(woken.tolist(), earliest[woken].tolist(), strict=True))
+
+
+#: Times this close are equal in the hole search (the authors' code's epsilon).
+GAP_EPS_S = 1e-9
+#: Largest (candidate times x busy entries) array of one step of the hole search.
+HOLE_BATCH_CELLS = 1 << 18
+
+
+def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                  durations: Sequence[float], now: float) -> list[PlannedJob]:
+    """The future plan of an FCFS queue with EASY backfilling, as the authors' code builds it.
+
+    First the sequential plan (Definition 6) of the whole queue, head first:
+    job k gets (s_k, B_k). Then the jobs are placed again in FCFS order on
+    per-node timelines (each node busy until its release, then by the jobs
+    placed so far), each one in the earliest hole that leaves every job
+    placed before it undisturbed:
+
+    1. the head keeps (s_1, B_1);
+    2. a later job k is placed at the earliest candidate time t in
+       [now, s_k), on r_k nodes that are free over [t, t + D_k), if there
+       is one (it will be backfilled, perhaps on nodes woken for it);
+    3. else it keeps (s_k, B_k) if those nodes are still free over
+       [s_k, s_k + D_k);
+    4. else at the earliest candidate time t >= s_k with a hole; if there
+       is none, planning stops.
+
+    Candidate times are ``now``, the finite releases and the planned
+    finishes. Node choice in a hole is :func:`choose_nodes` with each node's
+    release taken as the end of its previous busy interval (so the idle
+    term counts from there). This is conservative backfilling applied to
+    the plan that drives PSAS wake-ups; the immediate starts stay EASY's.
+    The plan lists the jobs in FCFS order, head first (as :func:`easy_plan`:
+    a layer that protects only the head reads it first), not by start.
+    """
+    if not jobs:
+        return []
+    seed = sequential_plan(nodes, release, jobs, durations, now)
+    if not seed:
+        return []
+    timeline = _Timeline(release, now)
+    head = seed[0]
+    timeline.book(head.nodes, head.start, head.finish)
+    plan = [head]
+    for planned in seed[1:]:
+        duration = planned.finish - planned.start
+        placed = None
+        if now + GAP_EPS_S < planned.start:
+            placed = _first_hole(nodes, timeline, planned.job.res, duration, now, now,
+                                 planned.start)
+            if placed is not None and not placed[0] + GAP_EPS_S < planned.start:
+                placed = None
+        if placed is None and timeline.free_over(planned.nodes, planned.start, planned.finish):
+            placed = (planned.start, planned.nodes)
+        if placed is None:
+            placed = _first_hole(nodes, timeline, planned.job.res, duration, now,
+                                 planned.start, np.inf)
+            if placed is None:
+                break
+        start, chosen = placed
+        timeline.book(chosen, start, start + duration)
+        plan.append(PlannedJob(job=planned.job, start=start, finish=start + duration,
+                               nodes=chosen))
+    return plan
+
+
+class _Timeline:
+    """Busy intervals of every node: [now, release) then the jobs booked so far
+    (kept flat: one entry per booked node)."""
+
+    def __init__(self, release: np.ndarray, now: float) -> None:
+        self.release = release
+        self.sorted_release = np.sort(release[np.isfinite(release)])
+        self.finishes = [self.sorted_release, np.array([now])]
+        self.node = np.empty(0, dtype=np.int64)
+        self.start = np.empty(0)
+        self.end = np.empty(0)
+
+    def book(self, ids: np.ndarray, start: float, end: float) -> None:
+        ids = np.asarray(ids, dtype=np.int64)
+        self.node = np.concatenate([self.node, ids])
+        self.start = np.concatenate([self.start, np.full(len(ids), start)])
+        self.end = np.concatenate([self.end, np.full(len(ids), end)])
+        if np.isfinite(end):
+            self.finishes.append(np.array([end]))
+
+    def blocked(self, t: float, duration: float) -> np.ndarray:
+        """Mask of the nodes a job of ``duration`` may not use from ``t``: busy at ``t``
+        (not yet released, or in a booked interval), or booked again before ``t + duration``."""
+        return self.blocked_at(np.array([t]), duration)[0]
+
+    def blocked_at(self, times: np.ndarray, duration: float) -> np.ndarray:
+        """:meth:`blocked` at each of ``times``: one row per time."""
+        mask = self.release[None, :] > times[:, None]
+        ahead = self.start[None, :] - times[:, None]
+        clash = np.where(ahead > 0, (ahead <= GAP_EPS_S) | (ahead + GAP_EPS_S < duration),
+                         times[:, None] < self.end[None, :])
+        rows, entries = np.nonzero(clash)
+        mask[rows, self.node[entries]] = True
+        return mask
+
+    def previous_end(self, t: float) -> np.ndarray:
+        """For each node, the end of its last busy interval that ended by ``t``
+        (its release if none; inf if it is not released by ``t``)."""
+        prev_end = np.where(self.release <= t, self.release, np.inf)
+        ended = self.end <= t
+        if ended.any():
+            np.maximum.at(prev_end, self.node[ended], self.end[ended])
+        return prev_end
+
+    def free_over(self, ids: np.ndarray, start: float, end: float) -> bool:
+        """Whether every node of ``ids`` is free over [start, end)."""
+        return not self.blocked(start, end - start)[ids].any()
+
+
+def _first_hole(nodes: NodeTable, timeline: _Timeline, count: int, duration: float,
+                now: float, earliest: float, latest: float) -> tuple[float, np.ndarray] | None:
+    """The earliest candidate time in [earliest, latest) with ``count`` nodes free for
+    ``duration`` from then, and the nodes :func:`choose_nodes` picks there."""
+    times = np.concatenate(timeline.finishes)
+    times = times[(times >= earliest - GAP_EPS_S) & (times < latest - GAP_EPS_S)]
+    times = np.unique(np.append(times, earliest))
+    # Booked jobs only take nodes away: skip the times with too few released nodes.
+    released = np.searchsorted(timeline.sorted_release, times, side="right")
+    times = times[released >= count]
+    # The times are tried in order, a growing batch at a time (one array operation per
+    # batch, of at most HOLE_BATCH_CELLS cells).
+    width = nodes.size + len(timeline.node)
+    first, batch = 0, 4
+    while first < len(times):
+        chunk = times[first:first + batch]
+        blocked = timeline.blocked_at(chunk, duration)
+        fits = np.flatnonzero(nodes.size - np.count_nonzero(blocked, axis=1) >= count)
+        if len(fits):
+            t = float(chunk[fits[0]])
+            release = np.where(blocked[fits[0]], np.inf, timeline.previous_end(t))
+            return t, choose_nodes(nodes, release, t, count, now)
+        first += len(chunk)
+        batch = max(1, min(4 * batch, HOLE_BATCH_CELLS // width))
+    return None

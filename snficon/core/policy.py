@@ -28,6 +28,7 @@ from snficon.core.controller import IconPower
 from snficon.core.dispatch import EasyOrder, SnfOrder
 from snficon.core.ipm import IpmPower
 from snficon.core.params import (
+    EasyParams,
     IconParams,
     IpmParams,
     NoParams,
@@ -52,7 +53,7 @@ from snficon.errors import InputError
 PARTS: dict[str, PartSpec] = {spec.name: spec for spec in (
     PartSpec("snf", ORDER, "SNF", NoParams, lambda params, p_sleep: SnfOrder(),
              "smallest-need-first (eq. 4), sequential PSAS plan"),
-    PartSpec("fcfs-easy", ORDER, "FCFS/B", NoParams, lambda params, p_sleep: EasyOrder(),
+    PartSpec("fcfs-easy", ORDER, "FCFS/B", EasyParams, lambda params, p_sleep: EasyOrder(params),
              "first-come-first-served with EASY backfilling (SPEC 5)"),
     PartSpec("ipm", POWER, "IPM", IpmParams, lambda params, p_sleep: IpmPower(params),
              "PSAS wake planning and the idle timeout"),

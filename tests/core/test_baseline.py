@@ -9,15 +9,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snficon.core.dispatch import dispatch_fcfs_easy, dispatch_snf
+from snficon.core.dispatch import EasyOrder, dispatch_fcfs_easy, dispatch_snf
+from snficon.core.ipm import IpmPower
 from snficon.core.order import fcfs_order, snf_order
-from snficon.core.params import IpmParams
+from snficon.core.params import EasyParams, IpmParams
 from snficon.core.plan import release_map, sequential_plan
-from snficon.core.policy import decide_fcfs_easy_ipm, decide_snf_ipm
+from snficon.core.policy import Policy, compose, decide_fcfs_easy_ipm, decide_snf_ipm
 from snficon.core.view import NodeState
+from snficon.errors import InputError
 
 from .conftest import (
     computing,
@@ -158,6 +161,68 @@ def test_easy_plan_wakes_a_sleeping_node_for_a_backfill_ahead_of_the_head():
     four = decide_fcfs_easy_ipm(view([*three, sleeping()], queue), DEFAULT)
     assert four.switch_on == [3]
     assert four.call_at == [970.0]
+
+
+def test_easy_backfill_takes_nodes_outside_the_reservation_first():
+    """Nodes 0 (idle since 0) and 1 (idle since 5) idle, 2-3 compute until 100. Head h
+    (3 nodes) is planned at 100 on {2, 3} (0 J) and node 1 (100 W x 100 s, the latest
+    idle); node 0 is outside. x (50 s) ends by 100, so reserved node 1 would be allowed,
+    and its longer idle timer would rank it first; but a node outside the reservation
+    is free, and the authors' code takes it: node 0."""
+    nodes = [idle(0.0), idle(5.0), computing(100.0), computing(100.0)]
+    queue = [job("h", 3, 10.0, submit=0.0, order=0), job("x", 1, 50.0, submit=1.0, order=1)]
+    dispatch = dispatch_fcfs_easy(view(nodes, queue))
+    assert started(dispatch) == {"x": {0}}
+    assert ids(dispatch.waiting) == ["h"]
+
+
+def test_easy_passes_repeat_while_they_start_jobs():
+    """Nodes 0-1 idle since 0, 2-3 compute until 100. Head h (3 nodes) is planned at 100
+    on {2, 3} (0 J) and node 0 (100 W x 100 s; tie with node 1, lower id).
+
+    Pass 1: x (50 s) takes node 1, outside the reservation; y (1000 s) finds no node
+    outside it and would end after 100: it waits. Pass 2: h's reservation is made again
+    with node 1 released at 50 (5000 J < 10000 J for idle node 0): {2, 3, 1}, so node 0
+    is outside and y starts there. h is still planned at 100."""
+    nodes = [idle(0.0), idle(0.0), computing(100.0), computing(100.0)]
+    queue = [job("h", 3, 10.0, submit=0.0, order=0), job("x", 1, 50.0, submit=1.0, order=1),
+             job("y", 1, 1000.0, submit=2.0, order=2)]
+    dispatch = dispatch_fcfs_easy(view(nodes, queue))
+    assert started(dispatch) == {"x": {1}, "y": {0}}
+    assert ids(dispatch.waiting) == ["h"]
+    after = dispatch.nodes
+    plan = sequential_plan(after, release_map(after, 0.0), dispatch.waiting, [10.0], 0.0)
+    assert (plan[0].start, sorted(plan[0].nodes.tolist())) == (100.0, [1, 2, 3])
+
+
+def test_no_backfilling_when_the_head_cannot_be_planned():
+    """now 100: node 1 computes past its request (ends at 50 by it): never plannable, so
+    h (2 nodes) has no planned start. x (1 node, 10 s) fits on idle node 0, but with no
+    known start for h any backfill could delay it: nothing starts, nothing is planned."""
+    nodes = [idle(100.0), computing(50.0)]
+    queue = [job("h", 2, 10.0, submit=0.0, order=0), job("x", 1, 10.0, submit=1.0, order=1)]
+    dispatch = dispatch_fcfs_easy(view(nodes, queue, now=100.0))
+    assert started(dispatch) == {} and ids(dispatch.waiting) == ["h", "x"]
+    decisions = decide_fcfs_easy_ipm(view(nodes, queue, now=100.0), DEFAULT)
+    assert decisions.starts == [] and decisions.switch_on == []
+
+
+def test_easy_plan_option_picks_the_future_plan():
+    """The case of test_gap_plan's first test as a decision (no idle node: nothing starts).
+    Default "gaps": j3 is planned at 30 on sleeping node 4, woken now. "head": j3 is
+    planned at 200, node 4's wake is a callback at 170."""
+    nodes = [switching_on(20.0), switching_on(20.0), computing(200.0), computing(200.0),
+             sleeping()]
+    queue = [job("h", 2, 100.0, submit=0.0), job("j2", 4, 50.0, submit=1.0),
+             job("j3", 1, 10.0, submit=2.0)]
+    gaps = decide_fcfs_easy_ipm(view(nodes, queue), DEFAULT)
+    assert (gaps.starts, gaps.switch_on, gaps.call_at) == ([], [4], [])
+    head = Policy(EasyOrder(EasyParams(easy_plan="head")), IpmPower(DEFAULT))(view(nodes, queue))
+    assert (head.starts, head.switch_on, head.call_at) == ([], [], [170.0])
+    with pytest.raises(InputError, match="'easy_plan': 'conservative' is not one of gaps, head"):
+        compose("fcfs-easy", "ipm", options={"easy_plan": "conservative"})
+    assert compose("fcfs-easy", "ipm", options={"easy_plan": "head"}).params[
+        "fcfs-easy"] == EasyParams(easy_plan="head")
 
 
 # ---------------------------------------------------------------------- wakes
