@@ -29,6 +29,7 @@ from snficon.drivers.zmq_link import run_over_zmq
 from snficon.engine.jitter import TransitionJitter
 from snficon.engine.outputs import OutputTables
 from snficon.engine.simulator import BatsimEngine
+from snficon.engine.wire import rapidjson_double
 from snficon.errors import InputError, SchedulerCrashError, SchedulerTimeoutError, SnficonError
 from snficon.fileio import clear_incomplete, mark_incomplete
 from snficon.platform.reader import read_platform, warn_hosts_without_energy
@@ -60,7 +61,9 @@ def build_engine(platform: str | Path, workloads: Sequence[str | Path], *,
     loaded_platform = read_platform(platform)
     if energy:
         warn_hosts_without_energy(loaded_platform)
-    loaded = [read_workload(path) for path in workloads]
+    # Batsim reads the workload with rapidjson's default number parser (``workload.cpp``
+    # ``Workload::load_from_json``: ``Document::Parse``), not a correctly rounded one.
+    loaded = [read_workload(path, parse_float=rapidjson_double) for path in workloads]
     labels = [str(Path(path).resolve()) for path in workloads]
     jitter = None
     if transition_jitter:

@@ -38,6 +38,12 @@ another event's step ends one step later, at a clock value that may print the
 same (a rounding artefact, not a model choice). Times that are exact in
 SimGrid (integer seconds added to an integer clock, 1/speed transitions) stay
 exact here.
+
+The sums are only the same as SimGrid's when their terms are: Batsim reads
+the workload and every answer with rapidjson's default number parser, which
+is a few ulps off the correctly rounded value for some numbers of 16 or 17
+significant digits (:func:`~.wire.rapidjson_double`), and the engine reads
+them the same way (``drivers.session.build_engine``).
 """
 
 from __future__ import annotations

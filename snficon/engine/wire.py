@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -23,6 +24,8 @@ from typing import Any
 _FAST_PATH_LIMIT = (1 << 53) - 1
 _U64_DIV10 = 0x1999999999999999  # (2^64 - 1) / 10
 _U32_DIV10 = 429496729  # (2^32 - 1) / 10
+#: A JSON number of at most 15 digits and no exponent (checked with its length).
+_SHORT_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 
 
 def six_decimals(value: float) -> float:
@@ -86,8 +89,15 @@ def rapidjson_double(text: str) -> float:
     are accumulated in double arithmetic (``d = d * 10 + digit``, at most 17
     significant ones); the decimal exponent is then applied by one
     multiplication or division by a power of ten (``StrtodNormalPrecision``).
+
+    With at most 15 digits and no exponent, the significand is an exact integer
+    below 2^53 and the power of ten is exact, so the one division rounds
+    correctly: the reading is Python's, taken at once.
     """
     s = text.strip()
+    if len(s) <= 17 and _SHORT_DECIMAL.fullmatch(s) \
+            and len(s) - ("." in s) - s.startswith("-") <= 15:
+        return float(s)
     pos = 0
     minus = s.startswith("-")
     if minus:

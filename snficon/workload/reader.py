@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -124,12 +125,21 @@ def parse_workload(document: Any, source: str) -> Workload:
     return Workload(source=source, nb_res=nb_res, jobs=tuple(jobs), profiles=profiles)
 
 
-def read_workload(path: str | Path) -> Workload:
-    """Load a Batsim JSON workload file (Batsim's ``-w``) and validate it."""
+def read_workload(path: str | Path, *,
+                  parse_float: Callable[[str], float] = float) -> Workload:
+    """Load a Batsim JSON workload file (Batsim's ``-w``) and validate it.
+
+    ``parse_float`` turns the text of a JSON number with a fraction or an
+    exponent into a double: Python's correctly rounded reading by default. The
+    embedded engine passes Batsim's own reading (rapidjson's default parser),
+    which is a few ulps off it for some numbers of 16 or 17 significant digits,
+    so that the engine simulates the very submission times, walltimes and
+    amounts of work Batsim does.
+    """
     source = str(path)
     try:
         with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+            document = json.load(handle, parse_float=parse_float)
     except FileNotFoundError:
         raise InputError(f"{source}: workload file not found") from None
     except json.JSONDecodeError as exc:

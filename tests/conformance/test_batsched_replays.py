@@ -26,10 +26,8 @@ from tests.conftest import SHARED
 REPLAY_DIR = SHARED / "conformance" / "replay"
 REPLAYS = sorted(p.parent.name for p in REPLAY_DIR.glob("*/case.json"))
 REPLAYER = Path(__file__).with_name("replayer.py")
-#: A divergence of SimGrid's floating-point clock not reproduced yet (see the engine's
-#: report): at t=10718.426745 an 11-machine switch-on ends one ulp earlier here than in
-#: Batsim, and at t=39215.992104 a switch and a CALL_ME_LATER end one step apart.
-KNOWN_DIVERGENCE = {"aoba64-ebis"}
+#: Cases whose divergence is known and not reproduced yet (none today).
+KNOWN_DIVERGENCE: set[str] = set()
 
 
 def _lines(case: str) -> list[dict]:
