@@ -58,6 +58,15 @@ local_directory = "/scratch/snficon"
 """
 
 
+def slurm_job_script(settings) -> str:
+    """The worker job script dask-jobqueue renders for ``settings`` (nothing submitted)."""
+    cluster = make_cluster(settings, "slurm")
+    try:
+        return cluster.job_script()
+    finally:
+        cluster.close()
+
+
 def sbatch_lines(script: str) -> list[str]:
     return [line for line in script.splitlines() if line.startswith("#SBATCH")]
 
@@ -67,11 +76,7 @@ def test_job_script_carries_the_cluster_table(write_campaign):
     settings = read_campaign(path).cluster
     assert settings is not None and settings.processes is None
     assert settings.source == str(path)
-    cluster = make_cluster(settings, "slurm")
-    try:
-        script = cluster.job_script()
-    finally:
-        cluster.close()
+    script = slurm_job_script(settings)
     lines = sbatch_lines(script)
     # The directives sbatch reads, as dask-jobqueue 0.9 writes them: -p (partition), -A,
     # --cpus-per-task = cores, --mem in whole G (16 GiB is exactly 16G), -t verbatim.
@@ -99,11 +104,7 @@ def test_command_line_wins_over_the_table(write_campaign):
     assert settings.account == "energy-lab" and settings.job_extra_directives
     arguments = slurm_arguments(settings)
     assert arguments["processes"] == 2 and arguments["cores"] == 4
-    cluster = make_cluster(settings, "slurm")
-    try:
-        script = cluster.job_script()
-    finally:
-        cluster.close()
+    script = slurm_job_script(settings)
     lines = sbatch_lines(script)
     assert "#SBATCH -p short" in lines and "#SBATCH -t 1-00:00" in lines
     assert "--nworkers 2" in script and "--nthreads 2" in script
