@@ -18,6 +18,7 @@ Run by hand (the 1 M-job point takes minutes)::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -52,8 +53,6 @@ def timed_run(platform: Path, workload: Path, policy: str, out: Path) -> tuple[f
 
 
 def jobs_in(workload: Path) -> int:
-    import json
-
     return len(json.loads(workload.read_text())["jobs"])
 
 

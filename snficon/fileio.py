@@ -102,18 +102,28 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     sees the old file or the new one, never part of one. Folders are created.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                         dir=target.parent)
+    handle, temporary = _temporary_beside(target)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give a normal file's mode
-        os.replace(temporary, target)
+        _put_in_place(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def _temporary_beside(target: Path) -> tuple[int, str]:
+    """A new hidden temporary file in ``target``'s folder (made if missing): fd and name."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+
+
+def _put_in_place(temporary: str, target: Path) -> None:
+    """Give the closed ``temporary`` a normal file's mode (mkstemp makes 0600) and rename it
+    to ``target`` in one step."""
+    os.chmod(temporary, 0o666 & ~_umask())
+    os.replace(temporary, target)
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
@@ -139,9 +149,7 @@ class AtomicTextStream:
     def write(self, text: str) -> None:
         """Append ``text`` (UTF-8, newlines as given)."""
         if self._stream is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, self._temporary = tempfile.mkstemp(prefix=f".{self.path.name}.",
-                                                       suffix=".tmp", dir=self.path.parent)
+            handle, self._temporary = _temporary_beside(self.path)
             self._stream = os.fdopen(handle, "w", encoding="utf-8", newline="")
         self._stream.write(text)
 
@@ -151,8 +159,7 @@ class AtomicTextStream:
             self.write("")
         try:
             self._stream.close()
-            os.chmod(self._temporary, 0o666 & ~_umask())
-            os.replace(self._temporary, self.path)
+            _put_in_place(self._temporary, self.path)
         except BaseException:
             self.abort()
             raise
