@@ -47,7 +47,8 @@ class PaperNumber:
     """One number of the paper's text.
 
     With ``versus``: the percent change of ``metric`` of ``policy`` against
-    ``versus``, 100 (policy - versus) / versus; without: ``metric`` of
+    ``versus``, 100 (policy - versus) / versus, or with ``ratio`` the factor
+    policy / versus ("4.9 times"); without: ``metric`` of
     ``policy`` in the unit of :data:`QUANTITIES` (``policy`` ``"*"``: the
     range over the case's policies). ``value`` is None where the paper gives
     words only; ``high`` ends a range (``value``-``high``).
@@ -61,6 +62,7 @@ class PaperNumber:
     value: float | None
     words: str = ""
     high: float | None = None
+    ratio: bool = False
 
 
 def _7a(case: str, wait_fcfs: float, wait_snf: float, waste_fcfs: float | None,
@@ -92,6 +94,31 @@ SECTION_7A = (
     *_7a("SDSC Blue", -16.4, 0.15, None, 0.41),
 )
 
+def _rl_numbers() -> list[PaperNumber]:
+    """§VII-A on RL Budiarjo against SNF-ICON: "On DAS2 FS1, FS3, and FS4, RL reduces mean
+    waiting time by approximately 32%, 67%, and 76%, respectively, but consumes approximately
+    4.9, 5.8, and 4.8 times the corresponding SNF-ICON energy. Conversely, on DAS2 FS2 and
+    Markovian 3000, RL reduces energy consumption by approximately 14% and 17%,
+    respectively, but incurs approximately 1.9 and 6.5 times the corresponding SNF-ICON mean
+    waiting time." The energy is the wasted energy of Fig. 3."""
+    faster = "RL reduces mean waiting time by approximately 32%, 67%, and 76%"
+    costlier = "consumes approximately 4.9, 5.8, and 4.8 times the corresponding SNF-ICON energy"
+    saving = "RL reduces energy consumption by approximately 14% and 17%"
+    slower = "incurs approximately 1.9 and 6.5 times the corresponding SNF-ICON mean waiting time"
+    numbers = []
+    for case, wait, energy in (("DAS2 FS1", -32, 4.9), ("DAS2 FS3", -67, 5.8),
+                               ("DAS2 FS4", -76, 4.8)):
+        numbers += [PaperNumber("VII-A", case, "mean_wait", "rlBudiarjo", "snficon", wait, faster),
+                    PaperNumber("VII-A", case, "energy_wasted", "rlBudiarjo", "snficon", energy,
+                                costlier, ratio=True)]
+    for case, energy, wait in (("DAS2 FS2", -14, 1.9), ("Markovian 3000", -17, 6.5)):
+        numbers += [PaperNumber("VII-A", case, "energy_wasted", "rlBudiarjo", "snficon", energy,
+                                saving),
+                    PaperNumber("VII-A", case, "mean_wait", "rlBudiarjo", "snficon", wait, slower,
+                                ratio=True)]
+    return numbers
+
+
 #: Other numbers of §VII's text, each with its sentence's words.
 QUOTED = (
     PaperNumber("VII-A", "DAS2 FS3", "energy_wasted", "snficon", None, 9.88,
@@ -114,6 +141,7 @@ QUOTED = (
                 "reducing waiting time by approximately 3.1% relative to SNF+IPM"),
     PaperNumber("VII-D", "SDSC Blue", "energy_wasted", "snficon-nf", "snfIpm", 8.6,
                 "while increasing wasted energy by approximately 8.6%"),
+    *_rl_numbers(),
     PaperNumber("VII-G", "Taurus SDSC Blue", "energy_wasted", "*", None, 5.22,
                 "SDSC Blue results use approximately 5.22 MWh on Taurus"),
     PaperNumber("VII-G", "SDSC Blue", "energy_wasted", "*", None, 36.3,
@@ -130,20 +158,27 @@ def _case_rows(frame: pd.DataFrame, case: str) -> pd.DataFrame:
     return base[(base["platform"] == platform) & (base["workload"] == workload) & whole]
 
 
-def _value(rows: pd.DataFrame, policy: str, metric: str) -> float:
+def _values(rows: pd.DataFrame, policy: str, metric: str) -> np.ndarray:
+    """``metric`` of every base run of ``policy`` (several for RL Budiarjo: one per model)."""
     picked = rows.loc[rows["policy"] == policy, metric] if metric in rows else pd.Series([])
-    values = pd.to_numeric(picked, errors="coerce").dropna()
-    return float(values.iloc[0]) if len(values) else float("nan")
+    return pd.to_numeric(picked, errors="coerce").dropna().to_numpy(dtype=float)
+
+
+def _value(rows: pd.DataFrame, policy: str, metric: str) -> float:
+    values = _values(rows, policy, metric)
+    return float(values[0]) if len(values) else float("nan")
 
 
 def reproduce(number: PaperNumber, frame: pd.DataFrame) -> tuple[float, float]:
     """The campaign's value of ``number``: (low, high), equal unless a range; NaN if missing."""
     rows = _case_rows(frame, number.case)
     if number.versus is not None:
-        mine, theirs = _value(rows, number.policy, number.metric), _value(rows, number.versus,
-                                                                          number.metric)
-        change = 100 * (mine - theirs) / theirs if theirs else float("nan")
-        return change, change
+        mine = _values(rows, number.policy, number.metric)
+        theirs = _value(rows, number.versus, number.metric)
+        if not len(mine) or not theirs or np.isnan(theirs):
+            return float("nan"), float("nan")
+        change = mine / theirs if number.ratio else 100 * (mine - theirs) / theirs
+        return float(change.min()), float(change.max())
     scale = QUANTITIES[number.metric][1]
     if number.policy == "*":
         values = pd.to_numeric(rows.get(number.metric), errors="coerce").dropna() / scale
@@ -195,7 +230,7 @@ def quoted_table(frame: pd.DataFrame, others: dict[str, pd.DataFrame] | None = N
     records = []
     for number in _present(frame, QUOTED):
         label, _, unit = QUANTITIES[number.metric]
-        unit = "%" if number.versus else unit
+        unit = ("x" if number.ratio else "%") if number.versus else unit
         who = "each policy" if number.policy == "*" else policy_label(number.policy)
         what = f"{label} of {who}" + (f" vs {policy_label(number.versus)}" if number.versus
                                       else "")

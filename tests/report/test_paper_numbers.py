@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -29,6 +30,10 @@ def paper_text() -> str:
 def test_every_number_is_printed_in_the_paper(number, paper_text: str):
     if number.value is None:
         assert number.words and _flat(number.words) in paper_text
+        return
+    if number.ratio:  # "4.9, 5.8, and 4.8 times": the factor is in the sentence quoted
+        assert f"{number.value:g}" in number.words and " times " in number.words
+        assert _flat(number.words) in paper_text
         return
     unit = " MWh" if number.metric == "energy_wasted" and number.versus is None else "%"
     shown = f"{abs(number.value):g}"
@@ -82,3 +87,28 @@ def test_partial_workloads_are_not_the_papers_case(family_results: Path, tmp_pat
     mine = relabelled(family_results, tmp_path / "a", platform="aoba-64",
                       workload="markovian-3000", workload_jobs="100")
     assert section_7a_table(load_results(mine)).empty
+
+
+def test_rl_numbers_are_the_trained_models_against_snficon(tmp_path: Path):
+    """RL Budiarjo's §VII-A numbers: percent changes and "times" factors against SNF-ICON of
+    results.csv, from the trained model's run (not the untrained network's)."""
+    columns = ["id", "status", "policy", "platform", "workload", "options", "mean_wait",
+               "energy_wasted"]
+    rows = [("snficon", "das2-fs1", "", 600.0, 1.0e10), ("rlBudiarjo", "das2-fs1", "", 9e3, 1e9),
+            ("rlBudiarjo", "das2-fs1", "model=m/fs1-seed0.pt", 420.0, 4.5e10),
+            ("snficon", "das2-fs2", "", 100.0, 2.0e10),
+            ("rlBudiarjo", "das2-fs2", "model=m/fs2-seed0.pt", 250.0, 1.5e10)]
+    with open(tmp_path / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        for i, (policy, workload, options, wait, waste) in enumerate(rows):
+            writer.writerow([f"r{i}", "done", policy, "aoba-64", workload, options, wait, waste])
+    table = quoted_table(load_results(tmp_path)).set_index(["case", "quantity"])
+    got = table["this campaign"].to_dict()
+    assert got[("DAS2 FS1", "mean wait of RL Budiarjo vs SNF-ICON")] == "-30.00"
+    assert got[("DAS2 FS1", "wasted energy of RL Budiarjo vs SNF-ICON")] == "4.50"
+    assert got[("DAS2 FS2", "wasted energy of RL Budiarjo vs SNF-ICON")] == "-25.00"
+    assert got[("DAS2 FS2", "mean wait of RL Budiarjo vs SNF-ICON")] == "2.50"
+    assert table.loc[("DAS2 FS1", "wasted energy of RL Budiarjo vs SNF-ICON"), "unit"] == "x"
+    assert table.loc[("DAS2 FS1", "wasted energy of RL Budiarjo vs SNF-ICON"), "paper"] == "4.90"
+    assert ("DAS2 FS3", "mean wait of RL Budiarjo vs SNF-ICON") not in got  # not run
