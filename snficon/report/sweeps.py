@@ -78,8 +78,10 @@ def _same_path(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray
 def _draw_path(ax, policy: str, x: np.ndarray, y: np.ndarray, values: np.ndarray,
                front: np.ndarray, sizes: dict[float, float], shift: float, option: str,
                spans: tuple[float, float], centre: tuple[float, float],
-               labelled: bool = True) -> None:
+               labelled: bool = True) -> list:
     """One variant's points in increasing swept value, joined, sized and labelled at the ends.
+
+    Returns the labels drawn (for :func:`_separate_labels`).
 
     ``spans`` are the panel's data ranges (x, y) and ``centre`` its centre, to place
     the labels away from the path.
@@ -92,7 +94,7 @@ def _draw_path(ax, policy: str, x: np.ndarray, y: np.ndarray, values: np.ndarray
                 markeredgecolor=hue, markerfacecolor=hue if fi else "none",
                 markeredgewidth=1.2, zorder=3, transform=where)
     if not labelled:
-        return
+        return []
     flat = len(x) > 1 and np.allclose(x, x[0], rtol=IDENTICAL_RTOL, atol=0) and np.allclose(
         y, y[0], rtol=IDENTICAL_RTOL, atol=0)
     if flat:
@@ -100,6 +102,7 @@ def _draw_path(ax, policy: str, x: np.ndarray, y: np.ndarray, values: np.ndarray
     else:
         ends = [(0, 1, value_text(option, values[0]))] + (
             [(len(x) - 1, len(x) - 2, value_text(option, values[-1]))] if len(x) > 1 else [])
+    labels = []
     for k, neighbour, text in ends:
         # away from the path: from the neighbouring point through this one, in axis units
         towards = centre if neighbour < 0 else (x[neighbour], y[neighbour])
@@ -108,9 +111,33 @@ def _draw_path(ax, policy: str, x: np.ndarray, y: np.ndarray, values: np.ndarray
             dx, dy = -dx, -dy
         norm = float(np.hypot(dx, dy))
         dx, dy = (dx / norm, dy / norm) if norm > 0 else (0.7, 0.7)
-        ax.annotate(text, (x[k], y[k]), xytext=(9 * dx, 9 * dy), textcoords="offset points",
-                    fontsize=6.5, color=hue, ha="left" if dx >= 0 else "right",
-                    va="bottom" if dy >= 0 else "top")
+        labels.append(ax.annotate(text, (x[k], y[k]), xytext=(9 * dx, 9 * dy),
+                                  textcoords="offset points", fontsize=6.5, color=hue,
+                                  ha="left" if dx >= 0 else "right",
+                                  va="bottom" if dy >= 0 else "top"))
+    return labels
+
+
+def _separate_labels(fig, labels: list, rounds: int = 8) -> None:
+    """Move each path-end label that overlaps an earlier one of its panel by one line
+    (up or down, away from it), so coincident path ends stay readable."""
+    renderer = fig.canvas.get_renderer()
+    for _ in range(rounds):
+        moved = False
+        boxes = []
+        for label in labels:
+            box = label.get_window_extent(renderer)
+            clash = next((other for other in boxes if box.overlaps(other)), None)
+            if clash is not None:
+                step = box.height * 72 / fig.dpi + 1.0
+                sign = 1.0 if box.y0 >= clash.y0 else -1.0
+                dx, dy = label.xyann
+                label.xyann = (dx, dy + sign * step)
+                box = label.get_window_extent(renderer)
+                moved = True
+            boxes.append(box)
+        if not moved:
+            return
 
 
 def sweep_plane(frame: pd.DataFrame, option: str) -> Figure | None:
@@ -121,7 +148,7 @@ def sweep_plane(frame: pd.DataFrame, option: str) -> Figure | None:
     panels = cases(rows)
     base = base_rows(frame)
     fig, axes = panel_grid(len(panels), width=5.2, height=4.2)
-    records, notes = [], []
+    records, notes, panel_labels = [], [], []
     for ax, case in zip(axes, panels, strict=True):
         sub = rows[rows["case"] == case]
         baselines = base[(base["case"] == case) & base["policy"].isin(BASELINES)
@@ -141,6 +168,7 @@ def sweep_plane(frame: pd.DataFrame, option: str) -> Figure | None:
         spans = tuple(float(np.ptp(v[finite])) or 1.0 if finite.any() else 1.0 for v in (x, y))
         centre = tuple(float(np.mean(v[finite])) if finite.any() else 0.0 for v in (x, y))
         drawn: list[tuple[str, tuple[np.ndarray, np.ndarray]]] = []
+        labels = []
         for policy in dict.fromkeys(points.loc[sweep, "policy"]):
             where = np.flatnonzero((points["policy"] == policy).to_numpy() & sweep)
             where = where[np.argsort(values[where])]
@@ -151,8 +179,8 @@ def sweep_plane(frame: pd.DataFrame, option: str) -> Figure | None:
                 notes.append(f"{case}: {policy_label(policy)} = {policy_label(twins[0])} at "
                              f"every {SYMBOL.get(option, option)} value (drawn {shift:g} pt to "
                              "the right).")
-            _draw_path(ax, policy, x[where], y[where], values[where], front[where], sizes,
-                       shift, option, spans, centre, labelled=not twins)
+            labels += _draw_path(ax, policy, x[where], y[where], values[where], front[where],
+                                 sizes, shift, option, spans, centre, labelled=not twins)
             drawn.append((policy, path))
         for i in np.flatnonzero(~sweep):
             policy = points["policy"].iloc[i]
@@ -174,11 +202,14 @@ def sweep_plane(frame: pd.DataFrame, option: str) -> Figure | None:
         ax.grid(alpha=0.3)
         ax.set_axisbelow(True)
         ax.margins(0.1)
+        panel_labels.append(labels)
     number = FIGURE_NUMBER.get(option, "?")
     name = SYMBOL.get(option, option)
     fig.suptitle(f"Sweep of {name}: waiting time vs energy waste (marker size grows with "
                  f"{name}; filled: nondominated)", fontsize=10)
     fig.tight_layout()
+    for labels in panel_labels:
+        _separate_labels(fig, labels)
     baseline_rows = base[base["policy"].isin(BASELINES)]
     extra = [Line2D([], [], color="black", linestyle="--", linewidth=0.9,
                     label="Pareto frontier")]
