@@ -90,8 +90,9 @@ def predicted_releases(nodes: NodeTable, now: float,
                        active: list[tuple[tuple[int, ...], float]]) -> np.ndarray:
     """The ICON release map: computing nodes free at their job's predicted end (eq. 56)."""
     release = release_map(nodes, now)
-    for ids, left in active:
-        release[list(ids)] = now + left
+    if active:  # a job's nodes are its own: one assignment for all of them
+        release[np.fromiter((n for ids, _ in active for n in ids), dtype=np.intp)] = \
+            np.repeat([now + left for _, left in active], [len(ids) for ids, _ in active])
     return release
 
 

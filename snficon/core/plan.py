@@ -10,6 +10,7 @@ job) and :func:`easy_plan` (the head's reservation alone).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -136,15 +137,19 @@ def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Queued
     release = release.copy()
     barrier = now
     plan: list[PlannedJob] = []
+    # The k-th smallest finite release is the k-th smallest release (inf and nan sort
+    # last); a planned job's nodes were finite and stay so unless its finish is not.
+    finite = int(np.count_nonzero(np.isfinite(release)))
     for job, duration in zip(jobs, durations, strict=True):
-        finite = release[np.isfinite(release)]
-        if job.res > len(finite):
+        if job.res > finite:
             break
-        kth = np.partition(finite, job.res - 1)[job.res - 1]
+        kth = np.partition(release, job.res - 1)[job.res - 1]
         start = max(barrier, float(kth))
         chosen = choose_nodes(nodes, release, start, job.res, now)
         finish = start + duration
         release[chosen] = finish
+        if not math.isfinite(finish):
+            finite -= len(chosen)
         plan.append(PlannedJob(job=job, start=start, finish=finish, nodes=chosen))
         barrier = start
     return plan
