@@ -97,6 +97,7 @@ _COLUMN_SET = frozenset(COLUMNS) - {"time", "trigger", "wall_us"}
 _DEFAULTS: dict[str, object] = {
     field.name: (None if field.default is MISSING else field.default)
     for field in fields(DecisionRow)}
+_PLAIN = frozenset({str, int, float})
 _STRINGS = frozenset({"trigger", "mode", "screen_reason"})
 _BOOLS = frozenset({"spare_planning_point", "gate_open", "arrival_accepted",
                     "service_accepted"})
@@ -169,7 +170,10 @@ class DecisionLog:
             raise TypeError(f"not decision-log columns: {sorted(unknown)}")
         values = dict(_DEFAULTS, **columns, time=time, trigger=trigger, wall_us=wall_us)
         self._count += 1
-        self._writer.writerow(["" if (value := values[name]) is None else _cell(value)
+        # None, str, int and float are written by the csv module as _cell writes them
+        # ('' for None, str() of the rest, which is repr for a float)
+        self._writer.writerow([value if (value := values[name]) is None
+                               or type(value) in _PLAIN else _cell(value)
                                for name in COLUMNS])
         if self._count % self.FLUSH_EVERY == 0:
             self._flush()
