@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -91,8 +92,8 @@ def predicted_releases(nodes: NodeTable, now: float,
     """The ICON release map: computing nodes free at their job's predicted end (eq. 56)."""
     release = release_map(nodes, now)
     if active:  # a job's nodes are its own: one assignment for all of them
-        release[np.fromiter((n for ids, _ in active for n in ids), dtype=np.intp)] = \
-            np.repeat([now + left for _, left in active], [len(ids) for ids, _ in active])
+        release[list(chain.from_iterable(ids for ids, _ in active))] = np.repeat(
+            [now + left for _, left in active], [len(ids) for ids, _ in active])
     return release
 
 
