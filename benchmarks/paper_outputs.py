@@ -54,7 +54,8 @@ def fingerprint(path: Path) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def run_case(case: str, policy: str, workload: str, work: str) -> tuple[str, str, dict, float]:
+def run_case(case: str, policy: str, workload: str,
+             work: str) -> tuple[str, str, dict, float, float]:
     from snficon.drivers.session import simulate_in_process
 
     _, platform_name = CASES[case]
@@ -62,11 +63,11 @@ def run_case(case: str, policy: str, workload: str, work: str) -> tuple[str, str
     folder = Path(work) / f"{case}-{policy}"
     folder.mkdir(parents=True, exist_ok=True)
     options = {"platform": str(platform), "decisions": str(folder / "decisions.csv")}
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), time.process_time()
     simulate_in_process(platform, [workload], policy, options, export_prefix=folder / "out")
-    wall = time.perf_counter() - began
+    wall, cpu = time.perf_counter() - began, time.process_time() - began_cpu
     prints = {path.name: fingerprint(path) for path in sorted(folder.glob("*.csv"))}
-    return case, policy, prints, wall
+    return case, policy, prints, wall, cpu
 
 
 def convert(source: Path, target: Path) -> Path:
@@ -99,9 +100,9 @@ def main() -> int:
             futures = [pool.submit(run_case, case, policy, str(inputs[case].result()), folder)
                        for case in args.cases for policy in args.policies]
             for future in futures:
-                case, policy, prints, wall = future.result()
+                case, policy, prints, wall, cpu = future.result()
                 results.setdefault(case, {})[policy] = prints
-                print(f"{case:10s} {policy:13s} {wall:6.2f} s", flush=True)
+                print(f"{case:10s} {policy:13s} {wall:6.2f} s  cpu {cpu:6.2f} s", flush=True)
     if args.save:
         args.save.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
         print(f"saved {args.save}")

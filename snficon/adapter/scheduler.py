@@ -26,10 +26,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from batsim.batsim import BatsimScheduler, Job
-from procset import ProcSet
+from procset import ProcInt, ProcSet
 
 from snficon.adapter.tracker import ClusterTracker
-from snficon.analysis.decision_log import DecisionLog, DecisionRow
+from snficon.analysis.decision_log import DecisionLog
 from snficon.core.clock import is_due, is_future
 from snficon.core.names import TRIGGER_PRIORITY, Trigger
 from snficon.core.view import ClusterView, Decisions
@@ -53,19 +53,17 @@ def sleep_pstate_of(resource: dict[str, Any]) -> int | None:
 
 
 def procset_of(nodes: Sequence[int]) -> ProcSet:
-    """A ProcSet of node ids, built from their intervals in O(k log k) for k intervals.
+    """A ProcSet of node ids, built from their maximal runs in O(k) for k runs.
 
-    ``ProcSet(*intervals)`` merges one interval at a time, O(k^2); halves are merged
-    here instead (each union is linear).
+    ``ProcSet(*intervals)`` merges one interval at a time (O(k^2), and costly even
+    for a few intervals); the runs of :func:`~snficon.intervals.intervals` are
+    already disjoint, ascending and not adjacent, the canonical interval list a
+    ProcSet keeps (procset's ``_itvs``, the layout of the pinned procset 1.0), so
+    it is set directly.
     """
-    return _union_of(intervals(nodes))
-
-
-def _union_of(pieces: Sequence[tuple[int, int]]) -> ProcSet:
-    if len(pieces) <= 8:
-        return ProcSet(*pieces)
-    middle = len(pieces) // 2
-    return _union_of(pieces[:middle]) | _union_of(pieces[middle:])
+    result = ProcSet()
+    result._itvs = [ProcInt(first, last) for first, last in intervals(nodes)]
+    return result
 
 
 def requested_time(job: Job) -> float:
@@ -163,6 +161,9 @@ class PolicyScheduler(BatsimScheduler):
         self._calls = {when for when in self._calls if not is_due(when, now)}
         trigger = next(t for t in TRIGGER_PRIORITY if t in self._triggers)
         self._triggers.clear()
+        if not self.decision_log.wanted:  # no log asked for: no row, no timing
+            self._apply(self.policy(self.tracker.view(now, trigger)), now)
+            return
         began = time.perf_counter()
         decisions = self.policy(self.tracker.view(now, trigger))
         wall_us = (time.perf_counter() - began) * 1e6
@@ -171,8 +172,7 @@ class PolicyScheduler(BatsimScheduler):
         columns = diagnostics.columns() if diagnostics is not None else {
             "starts": len(decisions.starts), "wakes": len(decisions.switch_on),
             "shutdowns": len(decisions.switch_off), "kills": len(decisions.kills)}
-        self.decision_log.append(DecisionRow(time=now, trigger=trigger, wall_us=wall_us,
-                                             **columns))
+        self.decision_log.record(now, trigger, wall_us, columns)
 
     def onSimulationEnds(self) -> None:  # noqa: N802
         self.decision_log.close()

@@ -53,10 +53,21 @@ class ClusterTracker:
         self._new_completions: list[CompletedJob] = []
         self._queue_view: tuple[QueuedJob, ...] | None = None
         self._running_view: tuple[RunningJob, ...] | None = None
+        self._nodes_view: NodeTable | None = None
 
     @property
     def size(self) -> int:
         return len(self.state)
+
+    def _writable(self) -> None:
+        """Before a change of the node arrays: the last view holds them (read-only), so
+        they are copied once (copy on write); a view with no change since reuses them."""
+        if self._nodes_view is not None:
+            self._nodes_view = None
+            self.state = self.state.copy()
+            self.idle_since = self.idle_since.copy()
+            self.transition_end = self.transition_end.copy()
+            self.release_req = self.release_req.copy()
 
     def submit(self, job_id: str, res: int, req_time_s: float, submit_s: float,
                extra: Mapping[str, Any] | None = None) -> QueuedJob:
@@ -75,6 +86,7 @@ class ClusterTracker:
         job = self.queue.pop(job_id)
         self.running[job_id] = TrackedJob(queued=job, nodes=nodes, start_s=now)
         self._queue_view = self._running_view = None
+        self._writable()
         index = list(nodes)
         self.state[index] = NodeState.COMPUTING
         self.idle_since[index] = np.nan
@@ -87,6 +99,7 @@ class ClusterTracker:
         self._new_completions.append(CompletedJob(
             job_id=job_id, nodes=job.nodes, runtime_s=now - job.start_s,
             req_time_s=job.queued.req_time_s, end_s=now))
+        self._writable()
         index = list(job.nodes)
         self.state[index] = NodeState.IDLE
         self.idle_since[index] = now
@@ -95,6 +108,7 @@ class ClusterTracker:
 
     def switching(self, nodes: list[int], on: bool, now: float) -> None:
         """The scheduler asked ``nodes`` to switch on (or off)."""
+        self._writable()
         self.state[nodes] = NodeState.SWITCHING_ON if on else NodeState.SWITCHING_OFF
         duration = self.power.t_on_s if on else self.power.t_off_s
         self.transition_end[nodes] = now + duration[nodes]
@@ -102,6 +116,7 @@ class ClusterTracker:
 
     def switched(self, nodes: list[int], asleep: bool, now: float) -> None:
         """Batsim acknowledged a switch: ``nodes`` are asleep, or idle from ``now``."""
+        self._writable()
         self.state[nodes] = NodeState.SLEEPING if asleep else NodeState.IDLE
         self.transition_end[nodes] = np.nan
         self.idle_since[nodes] = np.nan if asleep else now
@@ -109,11 +124,13 @@ class ClusterTracker:
     def view(self, now: float, trigger: str) -> ClusterView:
         """Freeze the current state for the policy (and hand over the new records)."""
         power = self.power
-        nodes = NodeTable(
-            state=self.state.copy(), idle_since_s=self.idle_since.copy(),
-            transition_end_s=self.transition_end.copy(), release_req_s=self.release_req.copy(),
-            p_idle_w=power.p_idle_w, t_on_s=power.t_on_s, t_off_s=power.t_off_s,
-            e_on_j=self._e_on_j, e_off_j=self._e_off_j)
+        nodes = self._nodes_view
+        if nodes is None:
+            nodes = self._nodes_view = NodeTable(
+                state=self.state, idle_since_s=self.idle_since,
+                transition_end_s=self.transition_end, release_req_s=self.release_req,
+                p_idle_w=power.p_idle_w, t_on_s=power.t_on_s, t_off_s=power.t_off_s,
+                e_on_j=self._e_on_j, e_off_j=self._e_off_j)
         if self._running_view is None:
             self._running_view = tuple(
                 RunningJob(job_id, job.nodes, job.start_s, job.queued.req_time_s)

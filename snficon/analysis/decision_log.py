@@ -12,7 +12,7 @@ import csv
 import io
 import numbers
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +92,12 @@ class DecisionRow:
 
 #: The CSV header: DecisionRow's fields in SPEC section 7's order.
 COLUMNS = tuple(field.name for field in fields(DecisionRow))
+_COLUMN_SET = frozenset(COLUMNS) - {"time", "trigger", "wall_us"}
+#: Every column's default (None but ``kills``; the required counts must be given).
+_DEFAULTS: dict[str, object] = {
+    field.name: (None if field.default is MISSING else field.default)
+    for field in fields(DecisionRow)}
+_PLAIN = frozenset({str, int, float})
 _STRINGS = frozenset({"trigger", "mode", "screen_reason"})
 _BOOLS = frozenset({"spare_planning_point", "gate_open", "arrival_accepted",
                     "service_accepted"})
@@ -130,6 +136,45 @@ class DecisionLog:
                 self._kept.append(row)
             return
         self._writer.writerow([_cell(getattr(row, name)) for name in COLUMNS])
+        if self._count % self.FLUSH_EVERY == 0:
+            self._flush()
+
+    @property
+    def wanted(self) -> bool:
+        """Whether appended rows go anywhere (a file or :meth:`rows`); a run that asked
+        for no log need not build them."""
+        return self._stream is not None or self.keep
+
+    def record(self, time: float, trigger: str, wall_us: float,
+               columns: dict[str, object]) -> None:
+        """Add one invocation's row from its columns (those of :class:`DecisionRow`
+        but ``time``, ``trigger``, ``wall_us``; absent ones take the row's defaults).
+
+        A streamed log writes the cells straight from ``columns``: the same text as
+        ``append(DecisionRow(...))``, without building the record.
+        """
+        if self._stream is None:
+            if self.keep:
+                self.append(DecisionRow(time=time, trigger=trigger, wall_us=wall_us,
+                                        **columns))
+            else:
+                self._count += 1
+            return
+        if trigger not in TRIGGERS:
+            raise ValueError(f"trigger {trigger!r} is not one of {TRIGGERS}")
+        mode = columns.get("mode")
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"mode {mode!r} is not one of {MODES}")
+        unknown = columns.keys() - _COLUMN_SET
+        if unknown:
+            raise TypeError(f"not decision-log columns: {sorted(unknown)}")
+        values = dict(_DEFAULTS, **columns, time=time, trigger=trigger, wall_us=wall_us)
+        self._count += 1
+        # None, str, int and float are written by the csv module as _cell writes them
+        # ('' for None, str() of the rest, which is repr for a float)
+        self._writer.writerow([value if (value := values[name]) is None
+                               or type(value) in _PLAIN else _cell(value)
+                               for name in COLUMNS])
         if self._count % self.FLUSH_EVERY == 0:
             self._flush()
 

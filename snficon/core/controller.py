@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -90,8 +91,9 @@ def predicted_releases(nodes: NodeTable, now: float,
                        active: list[tuple[tuple[int, ...], float]]) -> np.ndarray:
     """The ICON release map: computing nodes free at their job's predicted end (eq. 56)."""
     release = release_map(nodes, now)
-    for ids, left in active:
-        release[list(ids)] = now + left
+    if active:  # a job's nodes are its own: one assignment for all of them
+        release[list(chain.from_iterable(ids for ids, _ in active))] = np.repeat(
+            [now + left for _, left in active], [len(ids) for ids, _ in active])
     return release
 
 

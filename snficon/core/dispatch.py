@@ -40,8 +40,9 @@ class Dispatch:
         self.now = view.now
         self.nodes = view.nodes
         self.starts: list[JobStart] = []
-        self._state = view.nodes.state.copy()
-        self._release_req = view.nodes.release_req_s.copy()
+        # the view's (read-only) arrays until the first start copies them
+        self._state = view.nodes.state
+        self._release_req = view.nodes.release_req_s
 
     def idle(self) -> np.ndarray:
         return np.flatnonzero(self._state == ns.IDLE)
@@ -55,6 +56,8 @@ class Dispatch:
         chosen = choose_nodes(self.nodes, idle_release, self.now, job.res, self.now, exclude)
         if len(chosen) < job.res:
             return False
+        if not self.starts:
+            self._state, self._release_req = self._state.copy(), self._release_req.copy()
         self._state[chosen] = ns.COMPUTING
         self._release_req[chosen] = self.now + job.req_time_s
         self.starts.append(JobStart(job.job_id, tuple(int(n) for n in chosen)))

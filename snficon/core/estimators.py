@@ -224,16 +224,20 @@ def _log_excess(zeta: np.ndarray, sigma: float) -> np.ndarray:
     """
     out = np.empty_like(zeta)
     low = zeta <= sigma
-    z = zeta[low]
-    out[low] = 0.5 * sigma * sigma - sigma * z + log_ndtr(sigma - z) - log_ndtr(-z)
     high = zeta - sigma >= _Z_ASYMPTOTIC
-    z = zeta[high]
-    a = z - sigma
-    out[high] = (-np.log1p(-sigma / z) + np.log1p(-1.0 / a**2 + 3.0 / a**4)
-                 - np.log1p(-1.0 / z**2 + 3.0 / z**4))
     mid = ~(low | high)
-    z = zeta[mid]
-    out[mid] = np.log(erfcx((z - sigma) * _SQRT1_2)) - np.log(erfcx(z * _SQRT1_2))
+    # each branch only when it has elements (an empty one costs its calls, nothing else)
+    if low.any():
+        z = zeta[low]
+        out[low] = 0.5 * sigma * sigma - sigma * z + log_ndtr(sigma - z) - log_ndtr(-z)
+    if high.any():
+        z = zeta[high]
+        a = z - sigma
+        out[high] = (-np.log1p(-sigma / z) + np.log1p(-1.0 / a**2 + 3.0 / a**4)
+                     - np.log1p(-1.0 / z**2 + 3.0 / z**4))
+    if mid.any():
+        z = zeta[mid]
+        out[mid] = np.log(erfcx((z - sigma) * _SQRT1_2)) - np.log(erfcx(z * _SQRT1_2))
     return out
 
 
@@ -241,7 +245,10 @@ def _lognormal_excess(theta: np.ndarray, sigma: float, elapsed: np.ndarray) -> n
     """E[D - e | D > e] for log D ~ N(theta, sigma^2); eq. 51 where e = 0."""
     out = np.empty_like(theta)
     fresh = elapsed == 0.0
-    out[fresh] = np.exp(theta[fresh] + 0.5 * sigma * sigma)
+    if fresh.any():
+        out[fresh] = np.exp(theta[fresh] + 0.5 * sigma * sigma)
+        if fresh.all():
+            return out
     e = elapsed[~fresh]
     log_e = np.log(e)
     big = _log_excess((log_e - theta[~fresh]) / sigma, sigma)

@@ -10,6 +10,7 @@ job) and :func:`easy_plan` (the head's reservation alone).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -58,6 +59,8 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     (idle, computing, switching on, asleep); then the longest remaining
     idle timer (the latest ``idle_since``: every node has the same
     timeout); then the node id. Returns the chosen ids (fewer if not enough).
+    The candidates are in ascending id and ``np.lexsort`` is stable, so the id
+    key needs no sort of its own.
     """
     candidates = np.flatnonzero(release <= start)
     if exclude is not None and len(exclude):
@@ -69,13 +72,13 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     recent = np.where(idle, nodes.idle_since_s[candidates], -np.inf)
     if idle.all():  # the usual immediate start: no transition, same rank
         cost = nodes.p_idle_w[candidates] * (start - release[candidates])
-        order = np.lexsort((candidates, -recent, cost))
+        order = np.lexsort((-recent, cost))
         return candidates[order[:count]]
     cost = transition_energy(nodes, candidates, now)
     awake = (state != ns.SLEEPING) & (state != ns.SWITCHING_OFF)
     cost = cost + np.where(awake, nodes.p_idle_w[candidates] * (start - release[candidates]),
                            0.0)
-    order = np.lexsort((candidates, -recent, STATE_RANK[state], cost))
+    order = np.lexsort((-recent, STATE_RANK[state], cost))
     return candidates[order[:count]]
 
 
@@ -134,15 +137,19 @@ def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Queued
     release = release.copy()
     barrier = now
     plan: list[PlannedJob] = []
+    # The k-th smallest finite release is the k-th smallest release (inf and nan sort
+    # last); a planned job's nodes were finite and stay so unless its finish is not.
+    finite = int(np.count_nonzero(np.isfinite(release)))
     for job, duration in zip(jobs, durations, strict=True):
-        finite = release[np.isfinite(release)]
-        if job.res > len(finite):
+        if job.res > finite:
             break
-        kth = np.partition(finite, job.res - 1)[job.res - 1]
+        kth = np.partition(release, job.res - 1)[job.res - 1]
         start = max(barrier, float(kth))
         chosen = choose_nodes(nodes, release, start, job.res, now)
         finish = start + duration
         release[chosen] = finish
+        if not math.isfinite(finish):
+            finite -= len(chosen)
         plan.append(PlannedJob(job=job, start=start, finish=finish, nodes=chosen))
         barrier = start
     return plan
@@ -231,6 +238,8 @@ def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]
 GAP_EPS_S = 1e-9
 #: Largest (candidate times x busy entries) array of one step of the hole search.
 HOLE_BATCH_CELLS = 1 << 18
+#: Cells of the first batch of the hole search: a small array costs its call, not its size.
+FIRST_BATCH_CELLS = 1 << 12
 
 
 def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
@@ -265,7 +274,7 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
     seed = sequential_plan(nodes, release, jobs, durations, now)
     if not seed:
         return []
-    timeline = _Timeline(release, now)
+    timeline = _Timeline(release, now, len(seed))
     head = seed[0]
     timeline.book(head.nodes, head.start, head.finish)
     plan = [head]
@@ -292,59 +301,106 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
 
 
 class _Timeline:
-    """Busy intervals of every node: [now, release) then the jobs booked so far
-    (kept flat: one entry per booked node)."""
+    """Busy intervals of every node: [now, release) then the jobs booked so far.
 
-    def __init__(self, release: np.ndarray, now: float) -> None:
+    One row per booked job: its start, end and a 0/1 row over the nodes it holds
+    (grown by doubling). A job's nodes share its interval, so a test of a time
+    against the bookings is one per job, and the nodes it blocks are a product
+    with the rows (exact: small integer counts in float32).
+    """
+
+    def __init__(self, release: np.ndarray, now: float, capacity: int = 8) -> None:
         self.release = release
         self.sorted_release = np.sort(release[np.isfinite(release)])
-        self.finishes = [self.sorted_release, np.array([now])]
-        self.node = np.empty(0, dtype=np.int64)
-        self.start = np.empty(0)
-        self.end = np.empty(0)
+        self._finishes = [float(now)]
+        self._times: np.ndarray | None = None
+        capacity = max(capacity, 1)
+        self._member = np.zeros((capacity, len(release)), dtype=np.float32)
+        self._start = np.empty(capacity)
+        self._end = np.empty(capacity)
+        self.jobs = 0
+
+    @property
+    def start(self) -> np.ndarray:
+        return self._start[:self.jobs]
+
+    @property
+    def end(self) -> np.ndarray:
+        return self._end[:self.jobs]
+
+    @property
+    def member(self) -> np.ndarray:
+        return self._member[:self.jobs]
+
+    def candidate_times(self) -> np.ndarray:
+        """The finite releases, ``now`` and the finishes booked so far (unsorted)."""
+        if self._times is None:
+            self._times = np.concatenate([self.sorted_release, self._finishes])
+        return self._times
 
     def book(self, ids: np.ndarray, start: float, end: float) -> None:
-        ids = np.asarray(ids, dtype=np.int64)
-        self.node = np.concatenate([self.node, ids])
-        self.start = np.concatenate([self.start, np.full(len(ids), start)])
-        self.end = np.concatenate([self.end, np.full(len(ids), end)])
+        row = self.jobs
+        if row == len(self._start):
+            grown = 2 * row
+            member = np.zeros((grown, self._member.shape[1]), dtype=np.float32)
+            member[:row] = self._member
+            self._member = member
+            self._start = np.concatenate([self._start, np.empty(row)])
+            self._end = np.concatenate([self._end, np.empty(row)])
+        self._member[row, ids] = 1.0
+        self._start[row] = start
+        self._end[row] = end
+        self.jobs = row + 1
         if np.isfinite(end):
-            self.finishes.append(np.array([end]))
+            self._finishes.append(float(end))
+            self._times = None
 
     def blocked(self, t: float, duration: float) -> np.ndarray:
         """Mask of the nodes a job of ``duration`` may not use from ``t``: busy at ``t``
         (not yet released, or in a booked interval), or booked again before ``t + duration``."""
         return self.blocked_at(np.array([t]), duration)[0]
 
+    def _clash(self, times: np.ndarray, duration: float) -> np.ndarray:
+        """Booked jobs (columns) that block a job of ``duration`` started at each of
+        ``times`` (rows)."""
+        ahead = self.start[None, :] - times[:, None]
+        return np.where(ahead > 0, (ahead <= GAP_EPS_S) | (ahead + GAP_EPS_S < duration),
+                        times[:, None] < self.end[None, :])
+
     def blocked_at(self, times: np.ndarray, duration: float) -> np.ndarray:
         """:meth:`blocked` at each of ``times``: one row per time."""
         mask = self.release[None, :] > times[:, None]
-        ahead = self.start[None, :] - times[:, None]
-        clash = np.where(ahead > 0, (ahead <= GAP_EPS_S) | (ahead + GAP_EPS_S < duration),
-                         times[:, None] < self.end[None, :])
-        rows, entries = np.nonzero(clash)
-        mask[rows, self.node[entries]] = True
+        if self.jobs:
+            clash = self._clash(times, duration)
+            if clash.any():
+                mask |= (clash.astype(np.float32) @ self.member) > 0.0
         return mask
 
     def previous_end(self, t: float) -> np.ndarray:
         """For each node, the end of its last busy interval that ended by ``t``
         (its release if none; inf if it is not released by ``t``)."""
         prev_end = np.where(self.release <= t, self.release, np.inf)
-        ended = self.end <= t
-        if ended.any():
-            np.maximum.at(prev_end, self.node[ended], self.end[ended])
+        ended = np.flatnonzero(self.end <= t)
+        for row in ended.tolist():
+            held = self._member[row] > 0.0
+            prev_end[held] = np.maximum(prev_end[held], self._end[row])
         return prev_end
 
     def free_over(self, ids: np.ndarray, start: float, end: float) -> bool:
         """Whether every node of ``ids`` is free over [start, end)."""
-        return not self.blocked(start, end - start)[ids].any()
+        if (self.release[ids] > start).any():
+            return False
+        if not self.jobs:
+            return True
+        clash = self._clash(np.array([start]), end - start)[0]
+        return not (clash.any() and self.member[clash][:, ids].any())
 
 
 def _first_hole(nodes: NodeTable, timeline: _Timeline, count: int, duration: float,
                 now: float, earliest: float, latest: float) -> tuple[float, np.ndarray] | None:
     """The earliest candidate time in [earliest, latest) with ``count`` nodes free for
     ``duration`` from then, and the nodes :func:`choose_nodes` picks there."""
-    times = np.concatenate(timeline.finishes)
+    times = timeline.candidate_times()
     times = times[(times >= earliest - GAP_EPS_S) & (times < latest - GAP_EPS_S)]
     times = np.unique(np.append(times, earliest))
     # Booked jobs only take nodes away: skip the times with too few released nodes.
@@ -352,8 +408,8 @@ def _first_hole(nodes: NodeTable, timeline: _Timeline, count: int, duration: flo
     times = times[released >= count]
     # The times are tried in order, a growing batch at a time (one array operation per
     # batch, of at most HOLE_BATCH_CELLS cells).
-    width = nodes.size + len(timeline.node)
-    first, batch = 0, 4
+    width = nodes.size + timeline.jobs
+    first, batch = 0, max(4, FIRST_BATCH_CELLS // width)
     while first < len(times):
         chunk = times[first:first + batch]
         blocked = timeline.blocked_at(chunk, duration)

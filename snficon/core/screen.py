@@ -164,7 +164,12 @@ def screen_series(samples: np.ndarray, params: IconParams) -> ScreenResult:
     ``zero_mean``; constant series -> CV = 0 (fails eq. 6), ``lag1`` None; n < 3 or a
     constant lagged subsequence -> ``lag1`` None, which fails eq. 9.
     """
-    x = _samples(samples, "screen samples")[-params.n_max:]
+    return _screen_checked(_samples(samples, "screen samples"), params)
+
+
+def _screen_checked(samples: np.ndarray, params: IconParams) -> ScreenResult:
+    """:func:`screen_series` of samples already known finite and >= 0."""
+    x = samples[-params.n_max:]
     n = len(x)
     if n == 0:
         return ScreenResult(0, None, None, None, None, None, False, REASON_FEW)
@@ -241,18 +246,39 @@ class SeriesWindow:
     def __len__(self) -> int:
         return len(self.values)
 
+    @classmethod
+    def _made(cls, times: np.ndarray, values: np.ndarray, capacity: int, horizon_s: float,
+              last_event_s: float | None) -> SeriesWindow:
+        """A window of arrays this class just built (new, 1-d, equal length): they are
+        frozen in place instead of copied and checked again."""
+        window = cls.__new__(cls)
+        times.setflags(write=False)
+        values.setflags(write=False)
+        for name, value in (("times", times), ("values", values), ("capacity", capacity),
+                            ("horizon_s", horizon_s), ("last_event_s", last_event_s)):
+            object.__setattr__(window, name, value)
+        return window
+
     def append(self, time: float, value: float) -> SeriesWindow:
         """A new window with ``value`` (>= 0) timestamped ``time`` (>= the newest time)."""
-        if len(self) and time < self.times[-1]:
-            raise ValueError(f"time {time} is before the newest sample {self.times[-1]}")
+        return self._appended(time, value, self.last_event_s)
+
+    def _appended(self, time: float, value: float, last_event_s: float | None) -> SeriesWindow:
+        times = self.times
+        if len(times) and time < times[-1]:
+            raise ValueError(f"time {time} is before the newest sample {times[-1]}")
         if not (math.isfinite(value) and value >= 0.0):
             raise ValueError(f"a series value must be finite and >= 0, got {value!r}")
-        times = np.append(self.times, time)
-        values = np.append(self.values, value)
-        keep = times >= time - self.horizon_s
-        keep[: max(0, len(keep) - self.capacity)] = False
-        return SeriesWindow(times[keep], values[keep], self.capacity, self.horizon_s,
-                            self.last_event_s)
+        # times are non-decreasing: the samples horizon_s before the new one are a
+        # suffix; of those, the newest ``capacity`` (the new one included) stay.
+        first = int(np.searchsorted(times, time - self.horizon_s, side="left"))
+        first = max(first, len(times) + 1 - self.capacity)
+        kept_times = np.empty(len(times) - first + 1)
+        kept_values = np.empty(len(kept_times))
+        kept_times[:-1], kept_times[-1] = times[first:], time
+        kept_values[:-1], kept_values[-1] = self.values[first:], value
+        return self._made(kept_times, kept_values, self.capacity, self.horizon_s,
+                          last_event_s)
 
     def append_interval(self, time: float) -> SeriesWindow:
         """Record an event at ``time``: the gap since the previous one (none for the first).
@@ -261,8 +287,10 @@ class SeriesWindow:
         arrival; two arrivals at one time give a zero gap, which is kept.
         """
         previous = self.last_event_s
-        window = self if previous is None else self.append(time, time - previous)
-        return SeriesWindow(window.times, window.values, self.capacity, self.horizon_s, time)
+        if previous is None:
+            return self._made(self.times.copy(), self.values.copy(), self.capacity,
+                              self.horizon_s, time)
+        return self._appended(time, time - previous, time)
 
     def screen(self, now: float, params: IconParams) -> ScreenResult:
         """Screen the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10).
@@ -277,6 +305,6 @@ class SeriesWindow:
         cached = self.__dict__.get("_screened")
         if cached is not None and cached[0] == key:
             return cached[1]
-        result = screen_series(self.values[low:high].copy(), params)
+        result = _screen_checked(self.values[low:high], params)
         object.__setattr__(self, "_screened", (key, result))
         return result
