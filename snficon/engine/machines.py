@@ -54,10 +54,17 @@ class Machines:
                 self.computes[host.id, index] = host.is_computation_pstate(index)
         self.state = np.full(n, MachineState.IDLE, dtype=np.int8)
         self.pstate = np.array([h.initial_pstate for h in platform.hosts], dtype=np.int64)
+        #: The columns of the current pstate of each node (kept by :meth:`set_pstate`), so
+        #: that a job's start or end indexes 1-D arrays only.
+        every = np.arange(n)
+        self.idle_now = self.watt_idle[every, self.pstate]
+        self.busy_now = self.watt_busy[every, self.pstate]
+        self.speed_now = self.speed[every, self.pstate]
+        self.computes_now = self.computes[every, self.pstate]
         self.since = np.zeros(n)
         #: Executions with work to do running on each host (they make it draw full load).
         self.loaded = np.zeros(n, dtype=np.int64)
-        self.power_w = self.watt_idle[np.arange(n), self.pstate].copy()
+        self.power_w = self.idle_now.copy()
         self.host_energy_j = np.zeros(n)
         self.host_energy_time = np.zeros(n)
         self.counts = np.zeros(len(MachineState), dtype=np.int64)
@@ -83,19 +90,10 @@ class Machines:
     def wattmin(self) -> float:
         return self._wattmin_w
 
-    def _set_power(self, now: float, nodes: np.ndarray, new) -> None:
-        if len(nodes) == 1:  # a switch: the same arithmetic on scalars, faster
-            node = int(nodes[0])
-            value = float(new[0])
-            self._energy_j += self._power_total_w * (now - self._energy_time)
-            self._energy_time = now
-            old = float(self.power_w[node])
-            self.host_energy_j[node] += old * (now - float(self.host_energy_time[node]))
-            self.host_energy_time[node] = now
-            self._power_total_w += value - old
-            self.power_w[node] = value
-            return
-        self._energy_j = self.energy_at(now)
+    def _set_power(self, now: float, nodes: np.ndarray, new: np.ndarray) -> None:
+        """Integrate the energy of ``nodes`` (and the total) up to ``now``, then give them the
+        power ``new``: ``old x (now - since)`` per host, as the energy plugin's update."""
+        self._energy_j = self._energy_j + self._power_total_w * (now - self._energy_time)
         self._energy_time = now
         old = self.power_w[nodes]
         self.host_energy_j[nodes] += old * (now - self.host_energy_time[nodes])
@@ -103,41 +101,65 @@ class Machines:
         self._power_total_w += float((new - old).sum())
         self.power_w[nodes] = new
 
-    def _refresh_power(self, now: float, nodes: np.ndarray) -> None:
-        if len(nodes) == 1:  # a switch: same values without array temporaries
-            node = int(nodes[0])
-            pstate = int(self.pstate[node])
-            table = self.watt_busy if self.loaded[node] > 0 else self.watt_idle
-            self._set_power(now, nodes, (float(table[node, pstate]),))
-            return
-        pstates = self.pstate[nodes]
-        new = np.where(self.loaded[nodes] > 0, self.watt_busy[nodes, pstates],
-                       self.watt_idle[nodes, pstates])
-        self._set_power(now, nodes, new)
+    def _set_power_one(self, now: float, node: int, value: float) -> None:
+        """:meth:`_set_power` of one node: the same arithmetic on scalars."""
+        self._energy_j += self._power_total_w * (now - self._energy_time)
+        self._energy_time = now
+        power_w = self.power_w
+        old = float(power_w[node])
+        self.host_energy_j[node] += old * (now - float(self.host_energy_time[node]))
+        self.host_energy_time[node] = now
+        self._power_total_w += value - old
+        power_w[node] = value
+
+    def _refresh_one(self, now: float, node: int) -> None:
+        """The power of ``node`` after a change of its load or pstate."""
+        table = self.busy_now if self.loaded[node] > 0 else self.idle_now
+        self._set_power_one(now, node, float(table[node]))
 
     def change_load(self, now: float, nodes: np.ndarray, delta: int) -> None:
         """An execution with work starts (+1) or stops (-1) on ``nodes``."""
-        self.loaded[nodes] += delta
-        self._refresh_power(now, nodes)
+        if len(nodes) == 1:
+            node = int(nodes[0])
+            self.loaded[node] += delta
+            self._refresh_one(now, node)
+            return
+        loaded = self.loaded[nodes] + delta
+        self.loaded[nodes] = loaded
+        if delta > 0:  # every node now runs at least this execution
+            new = self.busy_now[nodes]
+        elif loaded.any():
+            new = np.where(loaded > 0, self.busy_now[nodes], self.idle_now[nodes])
+        else:
+            new = self.idle_now[nodes]
+        self._set_power(now, nodes, new)
 
     def set_pstate(self, now: float, nodes: np.ndarray, pstate: int) -> None:
         """``Host::set_pstate`` on ``nodes``: speed, wattages and ``wattmin`` follow."""
         if len(nodes) == 1:
             node = int(nodes[0])
-            self._wattmin_w += float(self.watt_idle[node, pstate]
-                                     - self.watt_idle[node, self.pstate[node]])
-            self.pstate[node] = pstate
-            self._refresh_power(now, nodes)
+            idle = float(self.watt_idle[node, pstate])
+            self._wattmin_w += idle - float(self.idle_now[node])
+            self._set_columns(nodes, pstate)
+            self._refresh_one(now, node)
             return
-        old = self.watt_idle[nodes, self.pstate[nodes]].sum()
+        old = self.idle_now[nodes].sum()
         new = self.watt_idle[nodes, pstate].sum()
         self._wattmin_w += float(new - old)
+        self._set_columns(nodes, pstate)
+        loaded = self.loaded[nodes] > 0
+        self._set_power(now, nodes, np.where(loaded, self.busy_now[nodes], self.idle_now[nodes]))
+
+    def _set_columns(self, nodes: np.ndarray, pstate: int) -> None:
         self.pstate[nodes] = pstate
-        self._refresh_power(now, nodes)
+        self.idle_now[nodes] = self.watt_idle[nodes, pstate]
+        self.busy_now[nodes] = self.watt_busy[nodes, pstate]
+        self.speed_now[nodes] = self.speed[nodes, pstate]
+        self.computes_now[nodes] = self.computes[nodes, pstate]
 
     def speeds(self, nodes: np.ndarray) -> np.ndarray:
         """Speed of ``nodes`` in their current pstate (flop/s)."""
-        return self.speed[nodes, self.pstate[nodes]]
+        return self.speed_now[nodes]
 
     # ------------------------------------------------------------------ states
 

@@ -159,7 +159,7 @@ class Server:
             raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which is "
                                 f"{machines.state_of(node).label}")
         if ctx.energy:
-            computes = machines.computes[nodes, machines.pstate[nodes]]
+            computes = machines.computes_now[nodes]
             if not computes.all():
                 node = int(nodes[~computes][0])
                 raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which "
