@@ -37,14 +37,18 @@ class Event:
     #: A job description of ``JOB_SUBMITTED`` (decoded, text), else None.
     job: EngineJob | None = None
 
-    def as_decoded(self) -> dict[str, Any]:
+    def as_decoded(self, timestamp: float | None = None) -> dict[str, Any]:
+        """The event as a scheduler decodes it; ``timestamp``: its six-decimal reading, when
+        already known."""
+        if timestamp is None:
+            timestamp = six_decimals(self.timestamp)
         if self.job is not None:
             data: dict[str, Any] = {"job_id": self.job.full_id, "job": self.job.description}
         elif self.type in _WITH_DOUBLES:
             data = decoded(self.data)
         else:  # strings and integers only: nothing to round
             data = dict(self.data)
-        return {"timestamp": six_decimals(self.timestamp), "type": self.type, "data": data}
+        return {"timestamp": timestamp, "type": self.type, "data": data}
 
     def as_text(self) -> str:
         if self.job is not None:

@@ -214,6 +214,9 @@ class Kernel:
                 self.actors.pop(actor, None)
                 return None
             kind = request[0]
+            if kind < ENERGY and kind != SLEEP_FOR:  # the usual simcalls
+                actor.request = request
+                return None
             if kind == ENERGY:
                 actor.traversal = (request[1], 0)
                 if self._traverse(actor):
@@ -232,7 +235,10 @@ class Kernel:
         assert actor.traversal is not None
         hosts, position = actor.traversal
         if position < len(hosts):
-            pending = self.energy_updated_at[hosts[position:]] < self.surf.now
+            if hosts is self.all_hosts:  # every host: a slice, not a gather
+                pending = self.energy_updated_at[position:] < self.surf.now
+            else:
+                pending = self.energy_updated_at[hosts[position:]] < self.surf.now
             first = int(pending.argmax())
             if pending[first]:
                 index = position + first
@@ -258,7 +264,9 @@ class Kernel:
             traversal = actor.traversal
             if traversal is None or traversal[0] is not hosts or traversal[1] != position:
                 return
-        if position < len(hosts):
+        if hosts is self.all_hosts:
+            self.energy_updated_at[position:] = self.surf.now
+        elif position < len(hosts):
             self.energy_updated_at[hosts[position:]] = self.surf.now
         for actor in self.to_run:
             actor.traversal = (hosts, len(hosts))

@@ -141,8 +141,15 @@ class BatsimEngine:
                 self._deadlock()
             return None
         self._message = message
-        return {"now": six_decimals(message.now),
-                "events": [event.as_decoded() for event in message.events]}
+        now = six_decimals(message.now)
+        stamps = {message.now: now}  # the events of a message mostly share one timestamp
+        events = []
+        for event in message.events:
+            stamp = stamps.get(event.timestamp)
+            if stamp is None:
+                stamp = stamps[event.timestamp] = six_decimals(event.timestamp)
+            events.append(event.as_decoded(stamp))
+        return {"now": now, "events": events}
 
     def _deadlock(self) -> None:
         waiting = [job.full_id for job in self.ctx.jobs.values() if job.state == J.SUBMITTED]

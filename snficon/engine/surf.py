@@ -48,6 +48,8 @@ them the same way (``drivers.session.build_engine``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: ``sg_maxmin_precision`` (``maxmin/precision``, SimGrid 3.32 default).
@@ -64,6 +66,10 @@ SLEEP = 1
 COMM = 2
 
 _NO_HOSTS = np.zeros(0, dtype=np.int64)
+
+
+def _seq_of(action: Action) -> int:
+    return action.seq
 
 
 class Action:
@@ -96,6 +102,10 @@ class Surf:
     def __init__(self) -> None:
         self.now = 0.0
         self._actions: dict[int, Action] = {}
+        #: The same actions split by what the step updates: those with a rate (execs and
+        #: comms: their remains) and those with a max duration (sleeps); no action has both.
+        self._rated: dict[int, Action] = {}
+        self._timed: dict[int, Action] = {}
         self._seq = 0
         #: Execs and comms with no work left (comms, zero-flop jobs): the next solve
         #: has delta 0 (``next_occurring_event_full`` returns 0 for them).
@@ -112,6 +122,10 @@ class Surf:
         action = Action(self._seq, kind, rate, remains, max_duration, hosts, loads, activity)
         self._seq += 1
         self._actions[action.seq] = action
+        if rate > 0.0:
+            self._rated[action.seq] = action
+        if max_duration != NO_MAX_DURATION:
+            self._timed[action.seq] = action
         if remains == 0.0 and kind != SLEEP:
             self._instant.append(action)
         elif 0.0 <= max_duration < SURF_PRECISION:
@@ -146,11 +160,17 @@ class Surf:
         """Destroy a started action (its activity was cleaned before it ended)."""
         if action.alive:
             action.alive = False
-            del self._actions[action.seq]
+            self._forget(action)
             if action in self._instant:
                 self._instant.remove(action)
             if action in self._tiny:
                 self._tiny.remove(action)
+
+    def _forget(self, action: Action) -> None:
+        seq = action.seq
+        del self._actions[seq]
+        self._rated.pop(seq, None)
+        self._timed.pop(seq, None)
 
     def cancel(self, action: Action) -> None:
         """``Action::cancel``: the action leaves the started set for the failed one."""
@@ -175,44 +195,43 @@ class Surf:
         """
         if self._instant:
             return self.instant_step()
-        best = -1.0
-        actions = list(self._actions.values())
-        for action in actions:
-            rate = action.rate
-            if rate > 0.0:
-                remains = action.remains
-                value = remains / rate if remains > 0.0 else 0.0
-                if best < 0.0 or value < best:
-                    best = value
-            duration = action.max_duration
-            if duration >= 0.0 and (best < 0.0 or duration < best):
-                best = duration
-        if best < 0.0:
+        rated = list(self._rated.values())
+        timed = list(self._timed.values())
+        if not rated and not timed:
             return -1.0
+        best = math.inf
+        for action in rated:
+            remains = action.remains
+            value = remains / action.rate if remains > 0.0 else 0.0
+            if value < best:
+                best = value
+        for action in timed:
+            duration = action.max_duration
+            if duration < best:
+                best = duration
         self._tiny = []
         self.now += best
-        finished = self.finished
-        table = self._actions
-        for action in actions:
-            done = False
-            rate = action.rate
-            if rate > 0.0:
-                remains = action.remains - rate * best
-                if remains < REMAINS_PRECISION:
-                    remains = 0.0
-                    done = action.kind != SLEEP
-                action.remains = remains
-            duration = action.max_duration
-            if duration != NO_MAX_DURATION:
-                duration -= best
-                if duration < SURF_PRECISION:
-                    duration = 0.0
-                    done = True
-                action.max_duration = duration
-            if done:
+        ended: list[Action] = []
+        for action in rated:
+            remains = action.remains - action.rate * best
+            if remains < REMAINS_PRECISION:
+                remains = 0.0
+                ended.append(action)
+            action.remains = remains
+        ended_rated = len(ended)
+        for action in timed:
+            duration = action.max_duration - best
+            if duration < SURF_PRECISION:
+                duration = 0.0
+                ended.append(action)
+            action.max_duration = duration
+        if ended:
+            if 0 < ended_rated < len(ended):  # list order: both kinds interleave
+                ended.sort(key=_seq_of)
+            for action in ended:
                 action.alive = False
-                del table[action.seq]
-                finished.append(action)
+                self._forget(action)
+            self.finished.extend(ended)
         return best
 
     def instant_step(self) -> float:
@@ -231,7 +250,7 @@ class Surf:
             if action.max_duration != NO_MAX_DURATION:
                 action.max_duration = 0.0
             action.alive = False
-            del self._actions[action.seq]
+            self._forget(action)
         self.finished.extend(ended)
         return 0.0
 
