@@ -23,6 +23,15 @@ def parse_resources(text: str) -> tuple[np.ndarray, str]:
     tokens = text.split()
     if not tokens:
         raise ValueError("empty resource set")
+    if len(tokens) == 1:  # one interval (the usual allocation): no list of ids
+        low, sep, high = tokens[0].partition("-")
+        first = int(low)
+        last = int(high) if sep else first
+        if first < 0 or last < first:
+            raise ValueError(f"bad interval {tokens[0]!r}")
+        if first == last:
+            return np.array([first], dtype=np.int64), str(first)
+        return np.arange(first, last + 1, dtype=np.int64), f"{first}-{last}"
     ids: list[int] = []
     pieces: list[str] = []
     canonical, previous = True, -2

@@ -392,8 +392,11 @@ class Kernel:
     def _handle_ended(self) -> None:
         """``EngineImpl::handle_ended_actions``: failed actions first, then finished ones."""
         surf = self.surf
-        for action in surf.take_failed():
-            self._post(action.activity, CANCELED)
+        if surf.failed:
+            for action in surf.take_failed():
+                self._post(action.activity, CANCELED)
+        if not surf.finished:
+            return
         for action in surf.take_finished():
             if len(action.hosts):
                 self.energy_updated_at[action.hosts] = surf.now
