@@ -158,12 +158,13 @@ class Kernel:
         surf = self.surf
         step = self._step
         handle = self._handle
+        spare: list[Actor] = []  # the list of the sub-round before, emptied: reused
         while True:
             while self.to_run:
-                if self.to_run[0].traversal is not None:
-                    self._fast_forward_energy()
                 ran = self.to_run
-                self.to_run = []
+                if ran[0].traversal is not None:
+                    self._fast_forward_energy()
+                self.to_run = spare
                 for actor in ran:
                     if actor.alive:
                         message = step(actor)
@@ -175,6 +176,8 @@ class Kernel:
                     if request is not None:
                         actor.request = None
                         handle(actor, request)
+                ran.clear()
+                spare = ran
                 if surf.failed or surf.finished:
                     self._handle_ended()
             comm = self._comm
