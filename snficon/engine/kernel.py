@@ -114,6 +114,9 @@ class Kernel:
         #: ``HostEnergy::last_updated_`` of each compute host.
         self.energy_updated_at = np.zeros(nb_hosts)
         self.all_hosts = np.arange(nb_hosts, dtype=np.int64)
+        #: A clock value at which every host's energy was updated (nothing is pending for
+        #: any traversal until the clock moves: updates only ever set the current clock).
+        self._all_updated_at = -1.0
         self._queue: deque[Activity] = deque()
         self._receiver: Activity | None = None
         #: A comm started while nothing else was due at the next solve: it ends then
@@ -237,17 +240,21 @@ class Kernel:
         """Advance an energy traversal to its next host needing a simcall (True) or its end."""
         assert actor.traversal is not None
         hosts, position = actor.traversal
-        if position < len(hosts):
-            if hosts is self.all_hosts:  # every host: a slice, not a gather
-                pending = self.energy_updated_at[position:] < self.surf.now
+        now = self.surf.now
+        if position < len(hosts) and self._all_updated_at != now:
+            every = hosts is self.all_hosts
+            if every:  # a slice, not a gather
+                pending = self.energy_updated_at[position:] < now
             else:
-                pending = self.energy_updated_at[hosts[position:]] < self.surf.now
+                pending = self.energy_updated_at[hosts[position:]] < now
             first = int(pending.argmax())
             if pending[first]:
                 index = position + first
                 actor.traversal = (hosts, index + 1)
                 actor.request = (_UPDATE, int(hosts[index]))
                 return True
+            if every and position == 0:
+                self._all_updated_at = now
         actor.traversal = None
         return False
 
@@ -267,8 +274,9 @@ class Kernel:
             traversal = actor.traversal
             if traversal is None or traversal[0] is not hosts or traversal[1] != position:
                 return
-        if hosts is self.all_hosts:
+        if hosts is self.all_hosts:  # the hosts before were updated: now all are
             self.energy_updated_at[position:] = self.surf.now
+            self._all_updated_at = self.surf.now
         elif position < len(hosts):
             self.energy_updated_at[hosts[position:]] = self.surf.now
         for actor in self.to_run:
