@@ -39,6 +39,11 @@ class MachineState(IntEnum):
         return self.name.lower()
 
 
+#: ``MachineState.IDLE`` as a plain int: numpy compares an array with it without the
+#: conversion an enum member costs.
+IDLE = int(MachineState.IDLE)
+
+
 class Machines:
     """State, pstate and power of every compute host, with exact energy totals."""
 
@@ -171,6 +176,7 @@ class Machines:
 
     def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
         """``Machine::update_machine_state`` for ``nodes``, counting the time in the old state."""
+        state = int(state)  # an int indexes and fills numpy arrays faster than an enum
         if len(nodes) == 1:
             node = int(nodes[0])
             leaving = int(self.state[node])

@@ -20,7 +20,7 @@ from snficon.engine import actors as act
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext, Switch
 from snficon.engine.kernel import CALL, RECV
-from snficon.engine.machines import MachineState
+from snficon.engine.machines import IDLE, MachineState
 from snficon.engine.protocol import begins_data
 from snficon.engine.reader import (
     PSTATE_MODIFICATION,
@@ -153,7 +153,7 @@ class Server:
             raise ProtocolError(f"{where}: job {job.full_id} asks for {job.spec.res} "
                                 f"machine(s) but the allocation has {len(nodes)}")
         machines = ctx.machines
-        not_idle = machines.state[nodes] != MachineState.IDLE
+        not_idle = machines.state[nodes] != IDLE
         if not_idle.any():
             node = int(nodes[not_idle][0])
             raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which is "

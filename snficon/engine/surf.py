@@ -66,6 +66,8 @@ SLEEP = 1
 COMM = 2
 
 _NO_HOSTS = np.zeros(0, dtype=np.int64)
+#: ``np.min`` without its Python wrapper (the same reduction: a minimum is exact anyway).
+_min = np.minimum.reduce
 
 
 def _seq_of(action: Action) -> int:
@@ -141,7 +143,7 @@ class Surf:
         consumes nothing).
         """
         if flops > 0.0:
-            rate = float(np.min(speeds)) / flops if len(speeds) > 1 else float(speeds[0]) / flops
+            rate = float(_min(speeds)) / flops if len(speeds) > 1 else float(speeds[0]) / flops
             return self._add(EXEC, rate, 1.0, NO_MAX_DURATION, hosts, True, activity)
         return self._add(EXEC, 1.0, 0.0, NO_MAX_DURATION, hosts, False, activity)
 
