@@ -43,6 +43,8 @@ class AnswerPlace:
 
 
 def _number(value: Any, converted: bool) -> float | None:
+    if type(value) is float and converted:  # the usual case, checked first
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if converted else as_batsim_reads(value)

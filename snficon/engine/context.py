@@ -136,9 +136,9 @@ class BatsimContext:
 
     def set_pstate(self, node: int, pstate: int) -> None:
         """``Host::set_pstate`` (an answered simcall): ``on_host_change`` updates the energy."""
-        nodes = np.array([node], dtype=np.int64)
-        self.kernel.touch(nodes)
-        self.machines.set_pstate(self.surf.now, nodes, pstate)
+        now = self.surf.now
+        self.kernel.energy_updated_at[node] = now
+        self.machines.set_pstate_one(now, node, pstate)
 
     def mark_switch_done(self, node: int, target: int) -> Generator[tuple, Any, Switch | None]:
         """``CurrentSwitches::mark_switch_as_done``: the request ``node`` belonged to, when it

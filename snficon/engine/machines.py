@@ -148,11 +148,7 @@ class Machines:
     def set_pstate(self, now: float, nodes: np.ndarray, pstate: int) -> None:
         """``Host::set_pstate`` on ``nodes``: speed, wattages and ``wattmin`` follow."""
         if len(nodes) == 1:
-            node = int(nodes[0])
-            idle = float(self.watt_idle[node, pstate])
-            self._wattmin_w += idle - float(self.idle_now[node])
-            self._set_columns(nodes, pstate)
-            self._refresh_one(now, node)
+            self.set_pstate_one(now, int(nodes[0]), pstate)
             return
         old = _sum(self.idle_now[nodes])
         new = _sum(self.watt_idle[nodes, pstate])
@@ -160,6 +156,17 @@ class Machines:
         self._set_columns(nodes, pstate)
         loaded = self.loaded[nodes] > 0
         self._set_power(now, nodes, np.where(loaded, self.busy_now[nodes], self.idle_now[nodes]))
+
+    def set_pstate_one(self, now: float, node: int, pstate: int) -> None:
+        """:meth:`set_pstate` of one node (a switch), on scalars."""
+        idle = float(self.watt_idle[node, pstate])
+        self._wattmin_w += idle - float(self.idle_now[node])
+        self.pstate[node] = pstate
+        self.idle_now[node] = idle
+        self.busy_now[node] = self.watt_busy[node, pstate]
+        self.speed_now[node] = self.speed[node, pstate]
+        self.computes_now[node] = self.computes[node, pstate]
+        self._refresh_one(now, node)
 
     def _set_columns(self, nodes: np.ndarray, pstate: int) -> None:
         self.pstate[nodes] = pstate

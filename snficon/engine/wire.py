@@ -201,6 +201,13 @@ def _fast_path(significand: float, exponent: int) -> float:
 
 def as_batsim_reads(value: float | int) -> float:
     """A scheduler's number after its JSON encoding (Python's ``repr``) and Batsim's parse."""
+    if type(value) is float:  # the usual case: no bool nor int to rule out first
+        if not math.isfinite(value):
+            return value
+        text = repr(value)
+        if len(text) <= 16 and "e" not in text:
+            return value  # at most 15 significant digits: read back as it is (see below)
+        return rapidjson_double(text)
     if isinstance(value, bool):
         raise TypeError("a boolean is not a number")
     if isinstance(value, int):
