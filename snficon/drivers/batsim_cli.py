@@ -122,6 +122,8 @@ def _simulate(args: argparse.Namespace, log: logging.Logger) -> int:
         if args.transcript:
             check_output_file(args.transcript)
         engine = build_engine(args.platform, args.workload, energy=args.energy)
+        engine.tables.trace_machine_states = not args.disable_machine_state_tracing
+        engine.tables.stream_to(args.export)
         log.info("connecting to the scheduler at %s", args.socket_endpoint)
         run_over_zmq(engine, args.socket_endpoint, answer_timeout_s=args.answer_timeout,
                      transcript=transcript)
@@ -138,10 +140,7 @@ def _simulate(args: argparse.Namespace, log: logging.Logger) -> int:
         return exit_code_of(stop)
     finally:
         if engine is not None:
-            tables = engine.outputs()
-            if args.disable_machine_state_tracing:
-                tables.machine_states.clear()
-            files = tables.write(args.export)
+            files = engine.outputs().write(args.export)
             if stopped:
                 mark_incomplete(args.export, f"stopped at t={engine.now:g}: {stopped}")
             else:

@@ -134,6 +134,8 @@ def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], s
     if transcript is None and record:
         transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
+    if export_prefix is not None:
+        engine.tables.stream_to(export_prefix)
     stopped: BaseException | None = None
     try:
         run_in_process(engine, instance, transcript)
@@ -191,6 +193,8 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
     if transcript is None and record:
         transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
+    if export_prefix is not None:
+        engine.tables.stream_to(export_prefix)
     stopped: BaseException | None = None
     try:
         run_over_zmq(engine, f"tcp://127.0.0.1:{port}", answer_timeout_s=answer_timeout_s,

@@ -11,7 +11,7 @@ host not yet updated at the current clock.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,20 +54,20 @@ class KillingDone:
 
 # ---------------------------------------------------------------------- submitter
 
-def job_submitter(ctx: BatsimContext, name: str, jobs: list[J.EngineJob]) -> ActorCode:
+def job_submitter(ctx: BatsimContext, name: str, jobs: Iterable[J.EngineJob]) -> ActorCode:
     """``static_job_submitter_process``: submit the jobs of one workload at their subtimes.
 
-    Jobs with the same submission time go in one message, sorted as Batsim's
-    ``job_comparator_subtime_number`` sorts them (subtime, then id *string*).
-    The sleep to the next submission is computed in long double from the
-    clock reading after the previous one.
+    ``jobs`` come in Batsim's submission order (``job_comparator_subtime_number``:
+    subtime, then id *string*; :meth:`~.jobs.JobTable.submission_order`, which
+    makes each job only when this loop reaches it). Jobs with the same
+    submission time go in one message. The sleep to the next submission is
+    computed in long double from the clock reading after the previous one.
     """
     yield (PUT, Message(SUBMITTER_HELLO, name), False)
     current = ctx.now
-    ordered = sorted(jobs, key=lambda job: (job.spec.subtime, job.full_id))
     batch: list[J.EngineJob] = []
     first = True
-    for job in ordered:
+    for job in jobs:
         if job.spec.subtime > current:
             if batch:
                 yield (PUT, Message(JOB_SUBMITTED, (name, batch)), False)

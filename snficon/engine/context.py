@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from snficon.engine.jitter import TransitionJitter
-from snficon.engine.jobs import EngineJob
+from snficon.engine.jobs import EngineJob, JobTable
 from snficon.engine.kernel import ENERGY, Kernel
 from snficon.engine.machines import Machines
 from snficon.engine.outputs import EngineStats, OutputTables
@@ -80,7 +80,7 @@ class BatsimContext:
     machines: Machines
     tables: OutputTables
     stats: EngineStats
-    jobs: dict[str, EngineJob] = field(default_factory=dict)
+    jobs: JobTable = field(default_factory=lambda: JobTable([]))
     events: list[Event] = field(default_factory=list)
     switches: dict[int, list[Switch]] = field(default_factory=dict)
     energy_first_submission: float = -1.0
@@ -130,7 +130,7 @@ class BatsimContext:
     def pstate_row(self, machines_text: str, pstate: int) -> None:
         """``PStateChangeTracer::add_pstate_change``."""
         if self.energy:
-            self.tables.pstate_changes.append((self.surf.now, machines_text, pstate))
+            self.tables.record_pstate(self.surf.now, machines_text, pstate)
 
     # ------------------------------------------------------------------ pstates
 

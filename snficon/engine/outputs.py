@@ -4,7 +4,9 @@ Columns, row order and number formats are Batsim 4.2's (see the recordings in
 ``conformance/cases/*/out_*.csv``): fixed six decimals (``%f``) in the job,
 energy and schedule files, six significant digits (``%g``) for times in the
 machine-state and pstate files. Rows are kept in memory as tuples and written
-once, each file atomically, so an interrupted run never leaves a half file.
+at the end, or (:meth:`OutputTables.stream_to`) written as they come to
+temporary files renamed into place at the end; either way each file appears
+atomically, so an interrupted run never leaves a half file under its name.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 
 from snficon import __version__
 from snficon.engine.machines import MachineState
-from snficon.fileio import atomic_write_text
+from snficon.engine.summary import JobSummary
+from snficon.fileio import AtomicTextStream, atomic_write_text
 
 JOB_COLUMNS = (
     "job_id,workload_name,profile,submission_time,requested_number_of_resources,"
@@ -96,9 +99,56 @@ class JobRow:
                 f"{_f(stretch)},{self.allocation},{_f(self.consumed_energy)},\"\"")
 
 
+#: Rows rendered before they are written to a streamed file.
+STREAM_FLUSH_ROWS = 2048
+
+_MACHINE_STATES_HEADER = "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
+_PSTATE_HEADER = "time,machine_id,new_pstate"
+_ENERGY_HEADER = "time,energy,event_type,wattmin,epower"
+
+
+def _state_line(now: float, counts: tuple[int, ...]) -> str:
+    return _g(now) + "," + ",".join(str(c) for c in counts)
+
+
+def _pstate_line(now: float, machines: str, pstate: int) -> str:
+    return f"{_g(now)},{machines},{pstate}"
+
+
+def _energy_line(now: float, energy: float, kind: str, wattmin: float,
+                 epower: float | None) -> str:
+    return f"{_f(now)},{_f(energy)},{kind},{_f(wattmin)},{'NA' if epower is None else _f(epower)}"
+
+
+@dataclass
+class _RowStream:
+    """One streamed output file: a header, then rows rendered in batches."""
+
+    stream: AtomicTextStream
+    pending: list[str] = field(default_factory=list)
+
+    def add(self, line: str) -> None:
+        pending = self.pending
+        pending.append(line)
+        if len(pending) >= STREAM_FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.stream.write("\n".join(self.pending) + "\n")
+            self.pending.clear()
+
+
 @dataclass
 class OutputTables:
-    """Everything Batsim writes, accumulated while the simulation runs."""
+    """Everything Batsim writes, accumulated while the simulation runs.
+
+    By default the rows are kept in memory (:attr:`jobs`, :attr:`machine_states`...)
+    and :meth:`write` renders them. After :meth:`stream_to`, each row is written
+    as it comes to a temporary file beside its final name and nothing is kept
+    but :attr:`summary` (what ``out_schedule.csv`` needs); :meth:`write` to the
+    same prefix then puts the files in place, each atomically, as before.
+    """
 
     energy_enabled: bool
     jobs: list[JobRow] = field(default_factory=list)
@@ -107,46 +157,132 @@ class OutputTables:
     energy_rows: list[tuple[float, float, str, float, float | None]] = field(
         default_factory=list)
     schedule: dict[str, object] = field(default_factory=dict)
+    #: The running summary of every job row recorded (streamed or kept).
+    summary: JobSummary = field(default_factory=JobSummary)
+    #: Whether machine-state rows are recorded (Batsim's ``--disable-machine-state-tracing``).
+    trace_machine_states: bool = True
     _last_energy: tuple[float, float] = (0.0, 0.0)
+    _prefix: str | None = None
+    _streams: dict[str, _RowStream] = field(default_factory=dict)
+
+    @property
+    def streaming(self) -> bool:
+        """Whether rows go to files as they come (:meth:`stream_to`)."""
+        return self._prefix is not None
+
+    def stream_to(self, prefix: str | Path) -> None:
+        """Write each row from now on to a temporary file beside Batsim's file for
+        ``prefix`` (rows kept so far go first); :meth:`write` puts them in place."""
+        if self._prefix is not None:
+            raise RuntimeError(f"the outputs already stream to {self._prefix}")
+        paths = output_paths(prefix)
+        headers = {"jobs": JOB_COLUMNS, "machine_states": _MACHINE_STATES_HEADER}
+        if self.energy_enabled:
+            headers.update(pstate_changes=_PSTATE_HEADER, consumed_energy=_ENERGY_HEADER)
+        for name, header in headers.items():
+            stream = AtomicTextStream(paths[name])
+            stream.write(header + "\n")
+            self._streams[name] = _RowStream(stream)
+        self._prefix = str(prefix)
+        jobs, self.jobs = self.jobs, []
+        states, self.machine_states = self.machine_states, []
+        pstates, self.pstate_changes = self.pstate_changes, []
+        energy, self.energy_rows = self.energy_rows, []
+        for row in jobs:
+            self._streams["jobs"].add(row.render())
+        for now, counts in states:
+            self._streams["machine_states"].add(_state_line(now, counts))
+        if self.energy_enabled:
+            for row in pstates:
+                self._streams["pstate_changes"].add(_pstate_line(*row))
+            for row in energy:
+                self._streams["consumed_energy"].add(_energy_line(*row))
+
+    def record_job(self, row: JobRow) -> None:
+        """A row of ``out_jobs.csv`` (``JobsTracer::write_job``)."""
+        self.summary.add(row.submission_time, row.start, row.execution_time, row.final_state)
+        if self._prefix is None:
+            self.jobs.append(row)
+        else:
+            self._streams["jobs"].add(row.render())
 
     def record_states(self, now: float, counts: np.ndarray) -> None:
         """A row of ``out_machine_states.csv``: how many machines are in each state."""
-        self.machine_states.append((now, tuple(counts.tolist())))
+        if not self.trace_machine_states:
+            return
+        if self._prefix is None:
+            self.machine_states.append((now, tuple(counts.tolist())))
+        else:
+            self._streams["machine_states"].add(_state_line(now, counts.tolist()))
+
+    def record_pstate(self, now: float, machines: str, pstate: int) -> None:
+        """A row of ``out_pstate_changes.csv`` (kept only with energy)."""
+        if not self.energy_enabled:
+            return
+        if self._prefix is None:
+            self.pstate_changes.append((now, machines, pstate))
+        else:
+            self._streams["pstate_changes"].add(_pstate_line(now, machines, pstate))
 
     def record_energy(self, now: float, energy_j: float, kind: str, wattmin_w: float) -> None:
         """A row of ``out_consumed_energy.csv``; ``epower`` is the mean power since the last
         row (None at the same time as the last row)."""
         last_time, last_energy = self._last_energy
         epower = (energy_j - last_energy) / (now - last_time) if now > last_time else None
-        self.energy_rows.append((now, energy_j, kind, wattmin_w, epower))
+        if self._prefix is None:
+            self.energy_rows.append((now, energy_j, kind, wattmin_w, epower))
+        else:
+            self._streams["consumed_energy"].add(
+                _energy_line(now, energy_j, kind, wattmin_w, epower))
         self._last_energy = (now, energy_j)
 
     def render(self) -> dict[str, str]:
-        """The text of each output file, keyed by its suffix (``jobs``, ``schedule``...)."""
+        """The text of each output file, keyed by its suffix (``jobs``, ``schedule``...);
+        kept rows only (not those of a streamed run)."""
         texts = {
             "jobs": "\n".join([JOB_COLUMNS, *(row.render() for row in self.jobs)]) + "\n",
             "machine_states": "\n".join(
-                ["time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"]
-                + [_g(t) + "," + ",".join(str(c) for c in counts)
-                   for t, counts in self.machine_states]) + "\n",
-            "schedule": ",".join(SCHEDULE_COLUMNS) + "\n"
-            + ",".join(_schedule_cell(self.schedule[c]) for c in SCHEDULE_COLUMNS) + "\n",
+                [_MACHINE_STATES_HEADER]
+                + [_state_line(t, counts) for t, counts in self.machine_states]) + "\n",
+            "schedule": self._schedule_text(),
         }
         if self.energy_enabled:
             texts["pstate_changes"] = "\n".join(
-                ["time,machine_id,new_pstate"]
-                + [f"{_g(t)},{machines},{pstate}" for t, machines, pstate in self.pstate_changes]
-            ) + "\n"
+                [_PSTATE_HEADER] + [_pstate_line(*row) for row in self.pstate_changes]) + "\n"
             texts["consumed_energy"] = "\n".join(
-                ["time,energy,event_type,wattmin,epower"]
-                + [f"{_f(t)},{_f(e)},{kind},{_f(w)},{'NA' if p is None else _f(p)}"
-                   for t, e, kind, w, p in self.energy_rows]) + "\n"
+                [_ENERGY_HEADER] + [_energy_line(*row) for row in self.energy_rows]) + "\n"
         return texts
 
+    def _schedule_text(self) -> str:
+        return (",".join(SCHEDULE_COLUMNS) + "\n"
+                + ",".join(_schedule_cell(self.schedule[c]) for c in SCHEDULE_COLUMNS) + "\n")
+
     def write(self, prefix: str | Path) -> list[Path]:
-        """Write every file under Batsim's names for ``prefix``; return their paths."""
+        """Write every file under Batsim's names for ``prefix``; return their paths.
+
+        Streamed outputs are put in place (``prefix`` must be the one streamed to);
+        the schedule file is written last, once its row is known.
+        """
         paths = output_paths(prefix)
-        return [atomic_write_text(paths[name], text) for name, text in self.render().items()]
+        if self._prefix is None:
+            return [atomic_write_text(paths[name], text) for name, text in self.render().items()]
+        if str(prefix) != self._prefix:
+            raise ValueError(f"the outputs stream to {self._prefix}, not to {prefix}")
+        written = []
+        for rows in self._streams.values():
+            rows.flush()
+            written.append(rows.stream.commit())
+        self._streams.clear()
+        self._prefix = None
+        written.insert(2, atomic_write_text(paths["schedule"], self._schedule_text()))
+        return written
+
+    def abort(self) -> None:
+        """Drop the temporary files of streamed outputs (nothing is put in place)."""
+        for rows in self._streams.values():
+            rows.stream.abort()
+        self._streams.clear()
+        self._prefix = None
 
 
 def _schedule_cell(value: object) -> str:
@@ -155,7 +291,7 @@ def _schedule_cell(value: object) -> str:
     return str(value)
 
 
-def schedule_summary(jobs: list[JobRow], *, nb_jobs: int, nb_machines: int,
+def schedule_summary(jobs: JobSummary, *, nb_jobs: int, nb_machines: int,
                      time_in_state: np.ndarray, stats: EngineStats,
                      energy: bool) -> dict[str, object]:
     """The one row of ``out_schedule.csv``, with Batsim 4.2's definitions.
@@ -163,42 +299,36 @@ def schedule_summary(jobs: list[JobRow], *, nb_jobs: int, nb_machines: int,
     As in the recordings: means divide by every job of the workloads (rejected
     ones included), maxima run over the jobs that ran; ``consumed_joules`` is
     the energy from the first submission to the last completion; machine times
-    count only the state periods that ended before the simulation did.
+    count only the state periods that ended before the simulation did. ``jobs``
+    is the running summary of the job rows (:class:`~.summary.JobSummary`).
     """
-    rows = [row for row in jobs if row.start is not None]
-    waits = [row.start - row.submission_time for row in rows]
-    turnarounds = [row.start + row.execution_time - row.submission_time for row in rows]
-    slowdowns = [t / row.execution_time for t, row in zip(turnarounds, rows, strict=True)]
-    success = sum(row.final_state == "COMPLETED_SUCCESSFULLY" for row in rows)
-    killed = sum(row.final_state in ("COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
-                 for row in rows)
     first = stats.energy_first_submission or 0.0
-    consumed = (stats.energy_last_completion - first) if rows and energy else 0.0
+    consumed = (stats.energy_last_completion - first) if jobs.finished and energy else 0.0
 
-    def mean(values: list[float]) -> float:
-        return float(sum(values) / nb_jobs) if nb_jobs else 0.0
+    def mean(total: float) -> float:
+        return float(total / nb_jobs) if nb_jobs else 0.0
 
     return {
         "batsim_version": f"snficon-{__version__}",
         "consumed_joules": float(consumed),
-        "makespan": float(max((r.start + r.execution_time for r in rows), default=0.0)),
-        "max_slowdown": float(max(slowdowns, default=0.0)),
-        "max_turnaround_time": float(max(turnarounds, default=0.0)),
-        "max_waiting_time": float(max(waits, default=0.0)),
-        "mean_slowdown": mean(slowdowns),
-        "mean_turnaround_time": mean(turnarounds),
-        "mean_waiting_time": mean(waits),
+        "makespan": float(jobs.makespan.value()),
+        "max_slowdown": float(jobs.max_slowdown.value()),
+        "max_turnaround_time": float(jobs.max_turnaround.value()),
+        "max_waiting_time": float(jobs.max_wait.value()),
+        "mean_slowdown": mean(jobs.slowdowns.value),
+        "mean_turnaround_time": mean(jobs.turnarounds.value),
+        "mean_waiting_time": mean(jobs.waits.value),
         "nb_computing_machines": nb_machines,
         "nb_grouped_switches": stats.grouped_switches,
         "nb_jobs": nb_jobs,
-        "nb_jobs_finished": len(rows),
-        "nb_jobs_killed": killed,
-        "nb_jobs_rejected": sum(row.start is None for row in jobs),
-        "nb_jobs_success": success,
+        "nb_jobs_finished": jobs.finished,
+        "nb_jobs_killed": jobs.killed,
+        "nb_jobs_rejected": jobs.rejected,
+        "nb_jobs_success": jobs.success,
         "nb_machine_switches": stats.machine_switches,
         "scheduling_time": float(stats.scheduling_wall_s),
         "simulation_time": float(time.perf_counter() - stats.started_wall_s),
-        "success_rate": float(success / nb_jobs) if nb_jobs else 0.0,
+        "success_rate": float(jobs.success / nb_jobs) if nb_jobs else 0.0,
         "time_computing": float(time_in_state[MachineState.COMPUTING]),
         "time_idle": float(time_in_state[MachineState.IDLE]),
         "time_sleeping": float(time_in_state[MachineState.SLEEPING]),

@@ -98,9 +98,11 @@ class Server:
         """``generate_and_send_message``; the jobs reported in it are then deleted."""
         yield (CALL, self._spawn_request_reply, self._take_message())
         self.sched_ready = False
+        jobs = self.ctx.jobs
         for job in self.to_delete:
             if job.ptask is not None:  # a walltime-killed parallel task ends with its job
                 self.ctx.kernel.destroy_exec(job.ptask)
+            jobs.finish(job)
         self.to_delete = []
 
     def finished(self) -> bool:
@@ -137,7 +139,7 @@ class Server:
         self.ctx.append("JOB_COMPLETED", {"job_id": job.full_id, "job_state": job.state,
                                           "return_code": job.return_code,
                                           "alloc": job.alloc_text})
-        self.ctx.tables.jobs.append(job.row())
+        self.ctx.tables.record_job(job.row())
         self.to_delete.append(job)
 
     def on_execute_job(self, data: tuple) -> Generator[tuple, Any, None]:
@@ -182,7 +184,7 @@ class Server:
                                 f"{job.state.lower().replace('_', ' ')}, not waiting")
         job.state = J.REJECTED
         self.nb_completed += 1
-        self.ctx.tables.jobs.append(job.row())
+        self.ctx.tables.record_job(job.row())
         self.to_delete.append(job)
 
     def on_kill_jobs(self, data: tuple) -> Generator[tuple, Any, None]:

@@ -75,18 +75,16 @@ class BatsimEngine:
         self._workloads = list(workloads)
         labels = list(workload_labels or [w.source for w in workloads])
         self.server = Server(self.ctx, self._workloads, labels, len(self._workloads))
-        for index, workload in enumerate(self._workloads):
-            name = f"w{index}"
-            jobs = [J.EngineJob(spec=spec, full_id=f"{name}!{spec.id}", workload_name=name,
-                                profile=workload.profiles[spec.profile])
-                    for spec in workload.jobs]
-            self.ctx.jobs.update((job.full_id, job) for job in jobs)
-            kernel.spawn(f"workload_submitter_{name}", job_submitter(self.ctx, name, jobs))
+        names = [f"w{index}" for index in range(len(self._workloads))]
+        self.ctx.jobs = J.JobTable(list(zip(names, self._workloads, strict=True)))
+        for name in names:
+            kernel.spawn(f"workload_submitter_{name}",
+                         job_submitter(self.ctx, name, self.ctx.jobs.submission_order(name)))
         kernel.spawn("server", self.server.code())
         if energy:
             for pstate in sorted(set(machines.pstate.tolist())):
                 nodes = np.flatnonzero(machines.pstate == pstate)
-                self.tables.pstate_changes.append((0.0, format_resources(nodes), pstate))
+                self.tables.record_pstate(0.0, format_resources(nodes), pstate)
         self._loop: Generator[Any, Any, None] = kernel.run()
         self._message: OutgoingMessage | None = None
         self._finished = False
@@ -176,5 +174,5 @@ class BatsimEngine:
         self.stats.energy_first_submission = max(ctx.energy_first_submission, 0.0)
         self.stats.energy_last_completion = ctx.energy_last_completion
         self.tables.schedule = schedule_summary(
-            self.tables.jobs, nb_jobs=len(ctx.jobs), nb_machines=self.platform.nb_nodes,
+            self.tables.summary, nb_jobs=len(ctx.jobs), nb_machines=self.platform.nb_nodes,
             time_in_state=self.machines.time_in_state, stats=self.stats, energy=self.energy)

@@ -69,7 +69,7 @@ def test_the_engine_reads_the_workload_as_batsim(platform4: Path, tmp_path: Path
     plain = read_workload(workload)
     assert plain.jobs[0].subtime == float(subtime_text)
     engine = build_engine(platform4, [workload])
-    job = next(iter(engine.ctx.jobs.values()))
+    job = engine.ctx.jobs["w0!1"]
     assert job.spec.subtime == rapidjson_double(subtime_text) != float(subtime_text)
     assert job.spec.walltime == rapidjson_double(walltime_text) != float(walltime_text)
     assert job.profile.delay_s == rapidjson_double(delay_text) != float(delay_text)
