@@ -237,14 +237,21 @@ def read_decision_log(path: str | Path) -> list[dict[str, object]]:
     Each dict can rebuild its row: ``DecisionRow(**row)``. A missing file, a
     wrong header or a bad cell raises :class:`~snficon.errors.InputError`.
     """
+    return list(iter_decision_log(path))
+
+
+def iter_decision_log(path: str | Path) -> Iterator[dict[str, object]]:
+    """:func:`read_decision_log` one row at a time, for a log too long to hold whole
+    (a whole trace logs one row per scheduler invocation). The header is checked
+    before the first row; errors are raised when the row that has them is reached."""
     try:
         with open(path, newline="", encoding="utf-8") as stream:
             reader = csv.reader(stream)
             header = tuple(next(reader, ()))
             if header != COLUMNS:
                 raise InputError(f"{path}: not a decision log, header {list(header)}")
-            return [_parse_row(path, line, cells)
-                    for line, cells in enumerate(reader, start=2)]
+            for line, cells in enumerate(reader, start=2):
+                yield _parse_row(path, line, cells)
     except FileNotFoundError:
         raise InputError(f"{path}: missing decision log") from None
     except (OSError, UnicodeDecodeError, csv.Error) as error:

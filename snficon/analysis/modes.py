@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,16 +20,30 @@ class ModeSummary:
     spare_planning_points: int
 
 
-def mode_summary(rows: Sequence[dict[str, Any]], end: float) -> ModeSummary:
-    """Mode occupancy over the paper's window [0, end] (end = the last job end)."""
+def mode_summary(rows: Iterable[dict[str, Any]], end: float) -> ModeSummary:
+    """Mode occupancy over the paper's window [0, end] (end = the last job end).
+
+    Each invocation's mode holds until the next invocation (the last one until
+    ``end``). One pass over ``rows`` (a list, or the rows of
+    :func:`~snficon.analysis.decision_log.iter_decision_log` as they are read):
+    the spans are added in invocation order.
+    """
     spent = {"icon": 0.0, "fallback": 0.0}
-    for index, row in enumerate(rows):
+    points = 0
+    held: tuple[float, Any] | None = None  # (begin, mode) of the invocation in force
+    within = True  # no invocation at or after ``end`` seen yet
+    for row in rows:
+        if row.get("spare_planning_point") is True:
+            points += 1
+        if not within:
+            continue
         begin = float(row["time"])
+        if held is not None and held[1] in spent:
+            spent[held[1]] += min(begin, end) - held[0]
+        held = (begin, row.get("mode"))
         if begin >= end:
-            break
-        stop = float(rows[index + 1]["time"]) if index + 1 < len(rows) else end
-        if row.get("mode") in spent:
-            spent[row["mode"]] += min(stop, end) - begin
-    points = sum(1 for row in rows if row.get("spare_planning_point") is True)
+            within, held = False, None
+    if held is not None and held[1] in spent:
+        spent[held[1]] += end - held[0]
     window = end if end > 0 else 1.0
     return ModeSummary(spent["icon"] / window, spent["fallback"] / window, points)

@@ -13,6 +13,7 @@ from snficon.analysis.decision_log import (
     COLUMNS,
     DecisionLog,
     DecisionRow,
+    iter_decision_log,
     read_decision_log,
 )
 from snficon.core.names import TRIGGERS, Trigger
@@ -136,3 +137,18 @@ def test_bad_files_are_named(tmp_path: Path):
     bad.write_text(",".join(SPEC_COLUMNS + EXTRA_COLUMNS) + "\n" + ",".join(cells) + "\n")
     with pytest.raises(InputError, match="bad.csv: line 2: spare_planning_point"):
         read_decision_log(bad)
+
+
+def test_the_streamed_reader_gives_the_rows_one_at_a_time_and_names_a_bad_line(tmp_path):
+    path = tmp_path / "d.csv"
+    log = DecisionLog()
+    for row in _rows():
+        log.append(row)
+    log.to_csv(path)
+    rows = iter_decision_log(path)
+    assert not isinstance(rows, list)
+    assert list(rows) == read_decision_log(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines, "1,2"]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"line {len(lines) + 1}: 2 cells"):
+        list(iter_decision_log(path))
