@@ -31,9 +31,10 @@ def is_future(when: float, now: float) -> bool:
     return when > now + TIME_TOLERANCE_S
 
 
-def past_mask(when: np.ndarray, now: float) -> np.ndarray:
-    """Elements of ``when`` that are over at ``now``: before it by more than the tolerance."""
-    return when < now - TIME_TOLERANCE_S
+def unexpired_mask(when: np.ndarray, now: float) -> np.ndarray:
+    """Elements of ``when`` that are not over at ``now``: after it, at it, or before it
+    by no more than the tolerance (``nan`` is never unexpired)."""
+    return when >= now - TIME_TOLERANCE_S
 
 
 def due_mask(when: np.ndarray, now: float) -> np.ndarray:

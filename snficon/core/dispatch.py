@@ -23,8 +23,8 @@ from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
 from snficon.core.plan import (
+    NodeChoice,
     PlannedJob,
-    choose_nodes,
     easy_gap_plan,
     easy_plan,
     release_map,
@@ -43,6 +43,7 @@ class Dispatch:
         # the view's (read-only) arrays until the first start copies them
         self._state = view.nodes.state
         self._release_req = view.nodes.release_req_s
+        self._choice: NodeChoice | None = None
 
     def idle(self) -> np.ndarray:
         return np.flatnonzero(self._state == ns.IDLE)
@@ -53,7 +54,9 @@ class Dispatch:
         if np.count_nonzero(idle) < job.res:
             return False
         idle_release = np.where(idle, self.now, np.inf)
-        chosen = choose_nodes(self.nodes, idle_release, self.now, job.res, self.now, exclude)
+        if self._choice is None:  # the keys of the view's nodes: starts only take idle ones
+            self._choice = NodeChoice.of(self.nodes, self.now)
+        chosen = self._choice.choose(idle_release, self.now, job.res, exclude)
         if len(chosen) < job.res:
             return False
         if not self.starts:

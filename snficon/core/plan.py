@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.clock import past_mask
+from snficon.core.clock import unexpired_mask
 from snficon.core.view import NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
@@ -32,18 +32,22 @@ def release_map(nodes: NodeTable, now: float) -> np.ndarray:
     end of the switch-off + T_on. Switching on: end of the switch-on.
     """
     state = nodes.state
-    release = np.full(nodes.size, np.inf)
-    release[state == ns.IDLE] = now
-    computing = state == ns.COMPUTING
-    req = nodes.release_req_s
-    ends = req[computing]
-    release[computing] = np.where(past_mask(ends, now) | np.isnan(ends), np.inf, ends)
-    sleeping = state == ns.SLEEPING
-    release[sleeping] = now + nodes.t_on_s[sleeping]
-    off = state == ns.SWITCHING_OFF
-    release[off] = np.maximum(nodes.transition_end_s[off], now) + nodes.t_on_s[off]
-    on = state == ns.SWITCHING_ON
-    release[on] = np.maximum(nodes.transition_end_s[on], now)
+    release = np.where(state == ns.IDLE, float(now), np.inf)
+    present = np.bincount(state, minlength=len(ns.NodeState))
+    if present[ns.COMPUTING]:
+        computing = state == ns.COMPUTING
+        ends = nodes.release_req_s[computing]
+        # past its request, or no request known (nan): never
+        release[computing] = np.where(unexpired_mask(ends, now), ends, np.inf)
+    if present[ns.SLEEPING]:
+        sleeping = state == ns.SLEEPING
+        release[sleeping] = now + nodes.t_on_s[sleeping]
+    if present[ns.SWITCHING_OFF]:
+        off = state == ns.SWITCHING_OFF
+        release[off] = np.maximum(nodes.transition_end_s[off], now) + nodes.t_on_s[off]
+    if present[ns.SWITCHING_ON]:
+        on = state == ns.SWITCHING_ON
+        release[on] = np.maximum(nodes.transition_end_s[on], now)
     return release
 
 
@@ -59,57 +63,80 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     (idle, computing, switching on, asleep); then the longest remaining
     idle timer (the latest ``idle_since``: every node has the same
     timeout); then the node id. Returns the chosen ids (fewer if not enough).
-    The candidates are in ascending id and ``np.lexsort`` is stable, so the id
-    key needs no sort of its own.
+    A plan that chooses many times at one ``now`` builds :class:`NodeChoice` once.
     """
-    candidates = np.flatnonzero(release <= start)
-    if exclude is not None and len(exclude):
-        allowed = np.ones(nodes.size, dtype=bool)
-        allowed[exclude] = False
-        candidates = candidates[allowed[candidates]]
-    state = nodes.state[candidates]
-    idle = state == ns.IDLE
-    recent = np.where(idle, nodes.idle_since_s[candidates], -np.inf)
-    if idle.all():  # the usual immediate start: no transition, same rank
-        cost = nodes.p_idle_w[candidates] * (start - release[candidates])
-        order = np.lexsort((-recent, cost))
+    return NodeChoice.of(nodes, now).choose(release, start, count, exclude)
+
+
+@dataclass(frozen=True)
+class NodeChoice:
+    """The keys of :func:`choose_nodes` that do not depend on the release map.
+
+    Built once per node table and time ``now``: ``committed_j``, each node's
+    :func:`committed_energy`; ``awake``, the nodes that idle until the start
+    (not asleep, not switching off); ``rank``, :data:`STATE_RANK`;
+    ``later_idle``, minus ``idle_since`` for an idle node (+inf otherwise), so
+    that ascending order puts the longest remaining timer first.
+    """
+
+    p_idle_w: np.ndarray
+    committed_j: np.ndarray
+    idle: np.ndarray
+    awake: np.ndarray
+    rank: np.ndarray
+    later_idle: np.ndarray
+
+    @classmethod
+    def of(cls, nodes: NodeTable, now: float) -> NodeChoice:
+        """The node-choice keys of ``nodes`` at ``now``."""
+        state = nodes.state
+        idle = state == ns.IDLE
+        return cls(p_idle_w=nodes.p_idle_w,
+                   committed_j=committed_energy(nodes, now),
+                   idle=idle, awake=(state != ns.SLEEPING) & (state != ns.SWITCHING_OFF),
+                   rank=STATE_RANK[state],
+                   later_idle=np.where(idle, -nodes.idle_since_s, np.inf))
+
+    def choose(self, release: np.ndarray, start: float, count: int,
+               exclude: np.ndarray | None = None) -> np.ndarray:
+        """:func:`choose_nodes` on ``release`` for a start at ``start``.
+
+        The candidates are in ascending id and ``np.lexsort`` is stable, so the
+        id key needs no sort of its own.
+        """
+        candidates = np.flatnonzero(release <= start)
+        if exclude is not None and len(exclude):
+            allowed = np.ones(len(release), dtype=bool)
+            allowed[exclude] = False
+            candidates = candidates[allowed[candidates]]
+        later_idle = self.later_idle[candidates]
+        idle_j = self.p_idle_w[candidates] * (start - release[candidates])
+        if self.idle[candidates].all():  # the usual immediate start: no transition, same rank
+            return candidates[np.lexsort((later_idle, idle_j))[:count]]
+        cost = self.committed_j[candidates] + np.where(self.awake[candidates], idle_j, 0.0)
+        order = np.lexsort((later_idle, self.rank[candidates], cost))
         return candidates[order[:count]]
-    cost = transition_energy(nodes, candidates, now)
-    awake = (state != ns.SLEEPING) & (state != ns.SWITCHING_OFF)
-    cost = cost + np.where(awake, nodes.p_idle_w[candidates] * (start - release[candidates]),
-                           0.0)
-    order = np.lexsort((-recent, STATE_RANK[state], cost))
-    return candidates[order[:count]]
 
 
-def transition_energy(nodes: NodeTable, ids: np.ndarray, now: float) -> np.ndarray:
-    """Transition energy still to be spent before ``ids`` can compute (J).
+def committed_energy(nodes: NodeTable, now: float) -> np.ndarray:
+    """Transition energy each node must still spend before it can compute (J).
 
-    Switching on: the rest of the switch-on. Switching off: the rest of the
-    switch-off and a whole switch-on. Sleeping: a switch-on. Others: 0.
+    Switching on: the rest of the switch-on at E_on / T_on. Switching off: the
+    rest of the switch-off at E_off / T_off, then a whole switch-on (E_on).
+    Sleeping: E_on. Idle and computing nodes: 0.
     """
-    state = nodes.state[ids]
-    energy = np.zeros(len(ids))
-    asleep = state == ns.SLEEPING
-    energy[asleep] = nodes.e_on_j[ids[asleep]]
-    for code, power_of in ((ns.SWITCHING_ON, _switch_on_power),
-                           (ns.SWITCHING_OFF, _switch_off_power)):
-        moving = state == code
-        if moving.any():
-            which = ids[moving]
-            left = np.maximum(nodes.transition_end_s[which] - now, 0.0)
-            energy[moving] = power_of(nodes, which) * left
-            if code == ns.SWITCHING_OFF:
-                energy[moving] += nodes.e_on_j[which]
+    state = nodes.state
+    energy = np.where(state == ns.SLEEPING, nodes.e_on_j, 0.0)
+    present = np.bincount(state, minlength=len(ns.NodeState))
+    if present[ns.SWITCHING_ON]:
+        on = state == ns.SWITCHING_ON
+        left = np.maximum(nodes.transition_end_s[on] - now, 0.0)
+        energy[on] = nodes.e_on_j[on] / nodes.t_on_s[on] * left
+    if present[ns.SWITCHING_OFF]:
+        off = state == ns.SWITCHING_OFF
+        left = np.maximum(nodes.transition_end_s[off] - now, 0.0)
+        energy[off] = nodes.e_off_j[off] / nodes.t_off_s[off] * left + nodes.e_on_j[off]
     return energy
-
-
-def _switch_on_power(nodes: NodeTable, ids: np.ndarray) -> np.ndarray:
-    return nodes.e_on_j[ids] / nodes.t_on_s[ids]
-
-
-def _switch_off_power(nodes: NodeTable, ids: np.ndarray) -> np.ndarray:
-    return nodes.e_off_j[ids] / nodes.t_off_s[ids]
 
 
 @dataclass(frozen=True)
@@ -123,7 +150,8 @@ class PlannedJob:
 
 
 def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-                    durations: Sequence[float], now: float) -> list[PlannedJob]:
+                    durations: Sequence[float], now: float, *,
+                    choice: NodeChoice | None = None) -> list[PlannedJob]:
     r"""Plan the queue one job at a time (paper, Definition 6).
 
     .. math:: s_{j_k} = \max\{b_k, \hat t^{rel}_{(r_{j_k}),k}\}, \quad
@@ -132,7 +160,8 @@ def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Queued
     ``release`` is the release map (it is not modified); ``durations`` the
     planned duration of each job (requested time for the baselines, eq. 46
     for SNF-ICON). Planning stops at the first job that cannot get enough
-    plannable nodes.
+    plannable nodes. ``choice``: the node-choice keys of ``nodes`` at ``now``, when the
+    caller has them already.
     """
     release = release.copy()
     barrier = now
@@ -140,12 +169,14 @@ def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Queued
     # The k-th smallest finite release is the k-th smallest release (inf and nan sort
     # last); a planned job's nodes were finite and stay so unless its finish is not.
     finite = int(np.count_nonzero(np.isfinite(release)))
+    if jobs and choice is None:
+        choice = NodeChoice.of(nodes, now)
     for job, duration in zip(jobs, durations, strict=True):
         if job.res > finite:
             break
         kth = np.partition(release, job.res - 1)[job.res - 1]
         start = max(barrier, float(kth))
-        chosen = choose_nodes(nodes, release, start, job.res, now)
+        chosen = choice.choose(release, start, job.res)
         finish = start + duration
         release[chosen] = finish
         if not math.isfinite(finish):
@@ -169,7 +200,8 @@ def easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
     """
     if not jobs:
         return []
-    head = sequential_plan(nodes, release, jobs[:1], durations[:1], now)
+    choice = NodeChoice.of(nodes, now)
+    head = sequential_plan(nodes, release, jobs[:1], durations[:1], now, choice=choice)
     if not head:
         return []
     shadow, reserved = head[0].start, head[0].nodes
@@ -189,14 +221,14 @@ def easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
             if not start + duration <= shadow:
                 start = None
         if start is not None:
-            chosen = choose_nodes(nodes, pool, start, job.res, now)
+            chosen = choice.choose(pool, start, job.res)
             free[chosen] = booked[chosen] = start + duration
             plan.append(PlannedJob(job=job, start=start, finish=start + duration, nodes=chosen))
             continue
         start = max(barrier, _kth_release(booked, job.res))
         if not np.isfinite(start):
             break
-        chosen = choose_nodes(nodes, booked, start, job.res, now)
+        chosen = choice.choose(booked, start, job.res)
         booked[chosen] = start + duration
         free[chosen] = np.maximum(free[chosen], start + duration)
         plan.append(PlannedJob(job=job, start=start, finish=start + duration, nodes=chosen))
@@ -271,7 +303,8 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
     """
     if not jobs:
         return []
-    seed = sequential_plan(nodes, release, jobs, durations, now)
+    choice = NodeChoice.of(nodes, now)
+    seed = sequential_plan(nodes, release, jobs, durations, now, choice=choice)
     if not seed:
         return []
     timeline = _Timeline(release, now, len(seed))
@@ -282,14 +315,14 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
         duration = planned.finish - planned.start
         placed = None
         if now + GAP_EPS_S < planned.start:
-            placed = _first_hole(nodes, timeline, planned.job.res, duration, now, now,
+            placed = _first_hole(choice, timeline, planned.job.res, duration, now,
                                  planned.start)
             if placed is not None and not placed[0] + GAP_EPS_S < planned.start:
                 placed = None
         if placed is None and timeline.free_over(planned.nodes, planned.start, planned.finish):
             placed = (planned.start, planned.nodes)
         if placed is None:
-            placed = _first_hole(nodes, timeline, planned.job.res, duration, now,
+            placed = _first_hole(choice, timeline, planned.job.res, duration,
                                  planned.start, np.inf)
             if placed is None:
                 break
@@ -312,8 +345,7 @@ class _Timeline:
     def __init__(self, release: np.ndarray, now: float, capacity: int = 8) -> None:
         self.release = release
         self.sorted_release = np.sort(release[np.isfinite(release)])
-        self._finishes = [float(now)]
-        self._times: np.ndarray | None = None
+        self._times = np.unique(np.append(self.sorted_release, float(now)))
         capacity = max(capacity, 1)
         self._member = np.zeros((capacity, len(release)), dtype=np.float32)
         self._start = np.empty(capacity)
@@ -333,9 +365,7 @@ class _Timeline:
         return self._member[:self.jobs]
 
     def candidate_times(self) -> np.ndarray:
-        """The finite releases, ``now`` and the finishes booked so far (unsorted)."""
-        if self._times is None:
-            self._times = np.concatenate([self.sorted_release, self._finishes])
+        """The finite releases, ``now`` and the finishes booked so far: sorted, each once."""
         return self._times
 
     def book(self, ids: np.ndarray, start: float, end: float) -> None:
@@ -352,8 +382,9 @@ class _Timeline:
         self._end[row] = end
         self.jobs = row + 1
         if np.isfinite(end):
-            self._finishes.append(float(end))
-            self._times = None
+            at = int(np.searchsorted(self._times, end))
+            if at == len(self._times) or self._times[at] != end:
+                self._times = np.insert(self._times, at, end)
 
     def blocked(self, t: float, duration: float) -> np.ndarray:
         """Mask of the nodes a job of ``duration`` may not use from ``t``: busy at ``t``
@@ -380,10 +411,11 @@ class _Timeline:
         """For each node, the end of its last busy interval that ended by ``t``
         (its release if none; inf if it is not released by ``t``)."""
         prev_end = np.where(self.release <= t, self.release, np.inf)
-        ended = np.flatnonzero(self.end <= t)
-        for row in ended.tolist():
-            held = self._member[row] > 0.0
-            prev_end[held] = np.maximum(prev_end[held], self._end[row])
+        ended = self.end <= t
+        if ended.any():
+            held = self.member[ended] > 0.0
+            last = np.where(held, self.end[ended][:, None], -np.inf).max(axis=0)
+            np.maximum(prev_end, last, out=prev_end)
         return prev_end
 
     def free_over(self, ids: np.ndarray, start: float, end: float) -> bool:
@@ -396,28 +428,33 @@ class _Timeline:
         return not (clash.any() and self.member[clash][:, ids].any())
 
 
-def _first_hole(nodes: NodeTable, timeline: _Timeline, count: int, duration: float,
-                now: float, earliest: float, latest: float) -> tuple[float, np.ndarray] | None:
+def _first_hole(choice: NodeChoice, timeline: _Timeline, count: int, duration: float,
+                earliest: float, latest: float) -> tuple[float, np.ndarray] | None:
     """The earliest candidate time in [earliest, latest) with ``count`` nodes free for
     ``duration`` from then, and the nodes :func:`choose_nodes` picks there."""
-    times = timeline.candidate_times()
-    times = times[(times >= earliest - GAP_EPS_S) & (times < latest - GAP_EPS_S)]
-    times = np.unique(np.append(times, earliest))
+    times = timeline.candidate_times()  # the ones in [earliest, latest) (with the
+    # tolerance), and earliest itself, sorted and each once
+    times = times[np.searchsorted(times, earliest - GAP_EPS_S):
+                  np.searchsorted(times, latest - GAP_EPS_S)]
+    at = int(np.searchsorted(times, earliest))
+    if at == len(times) or times[at] != earliest:
+        times = np.insert(times, at, earliest)
     # Booked jobs only take nodes away: skip the times with too few released nodes.
     released = np.searchsorted(timeline.sorted_release, times, side="right")
     times = times[released >= count]
     # The times are tried in order, a growing batch at a time (one array operation per
     # batch, of at most HOLE_BATCH_CELLS cells).
-    width = nodes.size + timeline.jobs
+    size = len(timeline.release)
+    width = size + timeline.jobs
     first, batch = 0, max(4, FIRST_BATCH_CELLS // width)
     while first < len(times):
         chunk = times[first:first + batch]
         blocked = timeline.blocked_at(chunk, duration)
-        fits = np.flatnonzero(nodes.size - np.count_nonzero(blocked, axis=1) >= count)
+        fits = np.flatnonzero(size - np.count_nonzero(blocked, axis=1) >= count)
         if len(fits):
             t = float(chunk[fits[0]])
             release = np.where(blocked[fits[0]], np.inf, timeline.previous_end(t))
-            return t, choose_nodes(nodes, release, t, count, now)
+            return t, choice.choose(release, t, count)
         first += len(chunk)
         batch = max(1, min(4 * batch, HOLE_BATCH_CELLS // width))
     return None

@@ -20,7 +20,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snficon.core.plan import PlannedJob, choose_nodes, release_map, sequential_plan, wake_times
+from snficon.core.plan import (
+    PlannedJob,
+    choose_nodes,
+    committed_energy,
+    release_map,
+    sequential_plan,
+    wake_times,
+)
 from snficon.core.view import NodeState
 
 from .conftest import (
@@ -34,6 +41,7 @@ from .conftest import (
 )
 
 INF = math.inf
+NAN = math.nan
 
 # ---------------------------------------------------------------------- release map
 
@@ -58,6 +66,13 @@ def test_release_map_never_goes_before_now():
     assert release_map(nodes, 100.0).tolist() == [130.0, 100.0]
 
 
+def test_release_map_keeps_a_request_that_ends_within_the_clock_tolerance():
+    """A job 0.5 us past its request at now = 100 is not over yet (the clock's 1 us
+    tolerance): its nodes release at the request. 2 us past, or no request known: never."""
+    nodes = table([computing(100.0 - 5e-7), computing(100.0 - 2e-6), computing(NAN)])
+    assert release_map(nodes, 100.0).tolist() == [100.0 - 5e-7, INF, INF]
+
+
 def test_release_map_is_a_fresh_array():
     nodes = table([idle(0.0)])
     release = release_map(nodes, 5.0)
@@ -71,6 +86,15 @@ def test_release_map_is_a_fresh_array():
 def choose(nodes, now, start, count, exclude=None):
     return choose_nodes(nodes, release_map(nodes, now), start, count, now,
                         None if exclude is None else np.array(exclude)).tolist()
+
+
+def test_committed_energy_is_what_is_left_of_each_transition():
+    """now 0: switching on until 20 -> 20 s x 150 W = 3000 J; switching off until 5 ->
+    5 s x 50 W + E_on = 4750 J; sleeping -> E_on = 4500 J; idle and computing -> 0;
+    a switch-on already over -> 0."""
+    nodes = table([switching_on(20.0), switching_off(5.0), sleeping(), idle(0.0),
+                   computing(9.0), switching_on(-3.0)])
+    assert committed_energy(nodes, 0.0).tolist() == [3000.0, 4750.0, 4500.0, 0.0, 0.0, 0.0]
 
 
 def test_cost_comes_before_the_state_rank():
