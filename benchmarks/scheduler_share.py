@@ -13,7 +13,7 @@ checked against the recorded ones. CPU time per message is split into
 decoding/encoding, the scheduler's hooks (of which the policy) and the rest,
 pybatsim's own walk over the events::
 
-    uv run python benchmarks/scheduler_share.py [--case sdsc-blue] [--policy snficon]
+    uv run python benchmarks/scheduler_share.py [--cases sdsc-blue] [--policies snficon]
 
 The paper's inputs are read from ../shared and converted on the fly.
 """

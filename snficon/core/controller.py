@@ -13,7 +13,6 @@ SNF order (:func:`decide_icon`); any other dispatch order composes with it.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -151,11 +150,8 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     record = {"arrival": arrival, "service": service, "estimates": state,
               "screen_reason": screen_reason(arrival, service, params)}
     if not accepted:
-        outcome = decide_ipm(view, dispatched, order, params.ipm)
-        decisions = outcome.decisions
-        decisions.diagnostics = dataclasses.replace(decisions.diagnostics, mode=Mode.FALLBACK,
-                                                    **record)
-        return outcome, memory
+        return decide_ipm(view, dispatched, order, params.ipm, mode=Mode.FALLBACK,
+                          **record), memory
 
     nodes, waiting, now = dispatched.nodes, dispatched.waiting, view.now
     active = active_remaining(view, dispatched.starts, estimates, params)

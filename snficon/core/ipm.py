@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -86,11 +87,12 @@ def finish_calls(nodes: NodeTable, now: float, timeout_s: float, decisions: Deci
 
 
 def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
-               params: IpmParams) -> PowerOutcome:
+               params: IpmParams, **record: Any) -> PowerOutcome:
     """IPM's decisions after the dispatch: PSAS wakes, idle-timeout switch-offs, callbacks.
 
     The waiting jobs are planned by ``order`` on the release map of requested
-    times (SPEC 5), each for its requested time.
+    times (SPEC 5), each for its requested time. ``record``: more fields of the
+    invocation's :class:`Diagnostics` (SNF-ICON's fallback gives its mode and screens).
     """
     nodes, now = dispatched.nodes, view.now
     waiting = dispatched.waiting
@@ -104,7 +106,7 @@ def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     decisions.diagnostics = Diagnostics(starts=len(decisions.starts),
                                         wakes=len(decisions.switch_on),
                                         shutdowns=len(decisions.switch_off),
-                                        planned_jobs=len(plan))
+                                        planned_jobs=len(plan), **record)
     return PowerOutcome(decisions=decisions, plan=plan, release=release, durations=durations)
 
 
