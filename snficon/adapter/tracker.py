@@ -48,6 +48,8 @@ class ClusterTracker:
         self.release_req = np.full(n, np.nan)
         self.queue: dict[str, QueuedJob] = {}
         self.running: dict[str, TrackedJob] = {}
+        #: The policy's record of each running job, made once when it starts.
+        self._running_records: dict[str, RunningJob] = {}
         self._arrivals = 0
         self._new_arrivals: list[QueuedJob] = []
         self._new_completions: list[CompletedJob] = []
@@ -85,6 +87,7 @@ class ClusterTracker:
         """The scheduler started a queued job on ``nodes``."""
         job = self.queue.pop(job_id)
         self.running[job_id] = TrackedJob(queued=job, nodes=nodes, start_s=now)
+        self._running_records[job_id] = RunningJob(job_id, nodes, now, job.req_time_s)
         self._queue_view = self._running_view = None
         self._writable()
         index = list(nodes)
@@ -95,6 +98,7 @@ class ClusterTracker:
     def complete(self, job_id: str, now: float) -> TrackedJob:
         """A running job ended: its nodes are idle from ``now``."""
         job = self.running.pop(job_id)
+        del self._running_records[job_id]
         self._running_view = None
         self._new_completions.append(CompletedJob(
             job_id=job_id, nodes=job.nodes, runtime_s=now - job.start_s,
@@ -132,9 +136,7 @@ class ClusterTracker:
                 p_idle_w=power.p_idle_w, t_on_s=power.t_on_s, t_off_s=power.t_off_s,
                 e_on_j=self._e_on_j, e_off_j=self._e_off_j)
         if self._running_view is None:
-            self._running_view = tuple(
-                RunningJob(job_id, job.nodes, job.start_s, job.queued.req_time_s)
-                for job_id, job in self.running.items())
+            self._running_view = tuple(self._running_records.values())
         if self._queue_view is None:
             self._queue_view = tuple(self.queue.values())
         arrivals, completions = tuple(self._new_arrivals), tuple(self._new_completions)

@@ -31,7 +31,7 @@ The tests check it against a brute-force reference written from the paper's equa
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -315,32 +315,48 @@ def crossing_change(q: np.ndarray, lo: int, hi: int, b: float, between: list[flo
 
 
 def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
-    """d-bar(x) for x = x_min..x_max, moving one delay per step (tail identity above)."""
+    """d-bar(x) for x = x_min..x_max, moving one delay per step (tail identity above).
+
+    The steps come in runs that move equal delays (a to b: every sleeping node
+    of a homogeneous platform): along a run the same delays lie between b and
+    a, at ranks one higher per step, so a run's drops are one array operation
+    (:func:`_run_changes`). The path is the running difference of the drops,
+    each step subtracted in turn as a loop would.
+    """
     m_min, m_max = s.m_min, s.m_max
     warm = np.arange(len(s.order)) < m_min
-    start = np.concatenate([s.fixed_d, np.where(warm, s.warm_d, s.cold_d)])
-    vals = np.sort(start)
-    path = np.empty(m_max - m_min + 1)
-    path[0] = float(np.dot(q[:s.k], vals)) if s.k else 0.0
-    vals, qs = vals.tolist(), q.tolist()
-    cold, hot = s.cold_d.tolist(), s.warm_d.tolist()
-    for step, m in enumerate(range(m_min, m_max), start=1):
-        a, b = cold[m], hot[m]
-        change = 0.0
-        if b < a:
-            lo, hi = bisect_right(vals, b), bisect_left(vals, a)  # vals[lo:hi] in (b, a)
-            if hi - lo > 64:
-                change = crossing_change(q, lo, hi, b, vals[lo:hi], a)
-            else:
-                prev = b
-                for n, v in enumerate(vals[lo:hi], start=lo):
-                    change += qs[n] * (v - prev)
-                    prev = v
-                change += qs[hi] * (a - prev)
-            del vals[hi]
-            insort(vals, b)
-        path[step] = path[step - 1] - change
-    return path
+    vals = np.sort(np.concatenate([s.fixed_d, np.where(warm, s.warm_d, s.cold_d)]))
+    first = float(np.dot(q[:s.k], vals)) if s.k else 0.0
+    cold, hot = s.cold_d[m_min:m_max], s.warm_d[m_min:m_max]
+    changes = np.zeros(len(cold))
+    vals = vals.tolist()
+    bounds = (np.flatnonzero((cold[1:] != cold[:-1]) | (hot[1:] != hot[:-1])) + 1).tolist()
+    runs = zip([0, *bounds], [*bounds, len(cold)], strict=True) if len(cold) else ()
+    for begin, end in runs:
+        a, b = float(cold[begin]), float(hot[begin])
+        if not b < a:  # nothing moves down: d-bar stays
+            continue
+        lo, hi = bisect_right(vals, b), bisect_left(vals, a)  # vals[lo:hi] in (b, a)
+        steps = end - begin
+        changes[begin:end] = _run_changes(q, lo, hi, b, vals[lo:hi], a, steps)
+        # each step takes one a (the first, at the run's rank hi + step) and puts b after
+        # the b's already there
+        vals[hi:hi + steps] = []
+        vals[lo:lo] = [b] * steps
+    return np.subtract.accumulate(np.concatenate([[first], changes]))
+
+
+def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: list[float], a: float,
+                 steps: int) -> np.ndarray:
+    """Drops of d-bar over ``steps`` moves of a delay from a down to b past ``between``,
+    the ranks shifting by one per move: the k-th drop sums q[lo + k + i] x (the i-th gap
+    of b, between..., a) in order, as :func:`crossing_change` (used above 64 delays)."""
+    if hi - lo > 64:
+        return np.array([crossing_change(q, lo + k, hi + k, b, between, a)
+                         for k in range(steps)])
+    gaps = np.diff(np.array([b, *between, a]))
+    ranks = lo + np.arange(steps)[:, None] + np.arange(len(gaps))[None, :]
+    return np.add.accumulate(q[ranks] * gaps, axis=1)[:, -1]
 
 
 def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
