@@ -178,3 +178,62 @@ class TestChooseSpareTarget:
     def test_negative_pmf_is_refused(self):
         with pytest.raises(ValueError, match="pmf"):
             choose([idle(0.0)], pmf=[-0.1, 1.1])
+
+
+def _delay_path_step_by_step(setting, q):
+    """d-bar(x) of the tail identity one moved delay at a time, on a sorted list."""
+    from bisect import bisect_left, bisect_right, insort
+
+    warm = np.arange(len(setting.order)) < setting.m_min
+    vals = sorted(np.concatenate([setting.fixed_d,
+                                  np.where(warm, setting.warm_d, setting.cold_d)]).tolist())
+    path = [float(np.dot(q[:setting.k], vals))]
+    for m in range(setting.m_min, setting.m_max):
+        a, b = float(setting.cold_d[m]), float(setting.warm_d[m])
+        change = 0.0
+        if b < a:
+            lo, hi = bisect_right(vals, b), bisect_left(vals, a)
+            if hi - lo > 64:
+                change = float(np.dot(q[lo:hi + 1], np.diff([b, *vals[lo:hi], a])))
+            else:
+                prev = b
+                for n in range(lo, hi):
+                    change += float(q[n]) * (vals[n] - prev)
+                    prev = vals[n]
+                change += float(q[hi]) * (a - prev)
+            del vals[hi]
+            insort(vals, b)
+        path.append(path[-1] - change)
+    return path
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_delay_path_of_runs_equals_the_step_by_step_sum_bit_for_bit(seed):
+    """Runs of equal moves (a homogeneous platform's sleeping nodes, with switches in
+    flight between T_on and its phi) give the very doubles of one move at a time."""
+    from snficon.core.spare import SpareCosts, _capped_weights, _delay_path, _setting
+
+    rng = np.random.default_rng(seed)
+    n = 600 if seed % 2 else 40
+    states = rng.choice(["idle", "sleeping", "on", "off", "computing"], size=n,
+                        p=[0.2, 0.5, 0.15, 0.05, 0.1])
+    now = 1000.0
+    built = []
+    for state in states:
+        if state == "idle":
+            built.append(idle(since=now - rng.uniform(0, 2000)))
+        elif state == "sleeping":
+            built.append(sleeping())
+        elif state == "on":
+            built.append(switching_on(end=now + rng.uniform(0, 20)))
+        elif state == "off":
+            built.append(switching_off(end=now + rng.uniform(0, 20)))
+        else:
+            built.append(computing(until=now + 100.0))
+    nodes = table(built)
+    params = IconParams(respect_timeout=bool(seed % 3), s_min=0)
+    costs = SpareCosts.of(nodes, np.full(n, 9.75), params)
+    setting = _setting(nodes, costs, now, 1e-3, 1e-3, params, ())
+    assert setting.m_max - setting.m_min > 10  # the case has runs to move
+    q = _capped_weights(rng.dirichlet(np.ones(12)), setting.k)
+    assert _delay_path(setting, q).tolist() == _delay_path_step_by_step(setting, q)
