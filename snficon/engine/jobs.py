@@ -57,15 +57,22 @@ class EngineJob:
     #: ``BatTask::delay_task_start`` / ``delay_task_required`` of a delay profile.
     delay_start: float = -1.0
     delay_required: float = 0.0
-    #: The job object of ``JOB_SUBMITTED``: decoded, and Batsim's text.
+    #: The job object of ``JOB_SUBMITTED`` as a scheduler decodes it.
     description: dict[str, Any] = field(default_factory=dict)
-    description_text: str = ""
 
     def __post_init__(self) -> None:
+        self.description = decoded(self._raw_description())
+
+    def _raw_description(self) -> dict[str, Any]:
+        """The file's job object with the full id (``JOB_SUBMITTED``'s ``job``)."""
         raw = dict(self.spec.raw)
         raw["id"] = self.full_id
-        self.description = decoded(raw)
-        self.description_text = encode(raw)
+        return raw
+
+    @property
+    def description_text(self) -> str:
+        """Batsim's text of the job object, made only for a driver that sends text."""
+        return encode(self._raw_description())
 
     @property
     def is_complete(self) -> bool:

@@ -197,8 +197,8 @@ class Surf:
         """
         if self._instant:
             return self.instant_step()
-        rated = list(self._rated.values())
-        timed = list(self._timed.values())
+        rated = self._rated.values()  # views: nothing is forgotten until the end
+        timed = self._timed.values()
         if not rated and not timed:
             return -1.0
         best = math.inf

@@ -69,8 +69,9 @@ def decoded(value: Any) -> Any:
     """What a JSON parser gets from :func:`encode` ``(value)`` (doubles to six decimals)."""
     if isinstance(value, float):
         return six_decimals(value)
-    if isinstance(value, dict):
-        return {k: decoded(v) for k, v in value.items()}
+    if isinstance(value, dict):  # strings and integers, the usual values, taken as they are
+        return {k: v if type(v) is str or type(v) is int else decoded(v)
+                for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [decoded(v) for v in value]
     return value
