@@ -1,17 +1,22 @@
 """Readers for the Batsim output files the metrics need.
 
-``{prefix}_jobs.csv`` becomes a list of :class:`JobRecord`,
-``{prefix}_consumed_energy.csv`` an :class:`EnergyCurve` and
-``{prefix}_schedule.csv`` gives the node count. A missing or malformed file
-raises :class:`~snficon.errors.InputError` naming the file.
+``{prefix}_jobs.csv`` becomes :class:`JobRecord` rows (streamed by
+:func:`iter_jobs`, listed by :func:`read_jobs`), ``{prefix}_consumed_energy.csv``
+an :class:`EnergyCurve` and ``{prefix}_schedule.csv`` gives the node count. The
+files are read one row at a time, so a whole trace's outputs are never held as
+parsed text. A missing or malformed file raises
+:class:`~snficon.errors.InputError` naming the file.
 """
 
 from __future__ import annotations
 
 import csv
 import math
+from array import array
 from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from procset import ProcSet
@@ -24,7 +29,7 @@ REJECTED = "REJECTED"
 KILLED_STATES = ("COMPLETED_KILLED", "COMPLETED_WALLTIME_REACHED")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JobRecord:
     """One row of ``out_jobs.csv`` (times in s, energy in J; None for a rejected job)."""
 
@@ -56,8 +61,8 @@ class EnergyCurve:
     """
 
     source: str
-    times: tuple[float, ...]
-    energies: tuple[float, ...]
+    times: Sequence[float]
+    energies: Sequence[float]
 
     @property
     def end_time(self) -> float:
@@ -82,21 +87,29 @@ class EnergyCurve:
         return e0 + (e1 - e0) * (t - t0) / (t1 - t0)
 
 
-def read_rows(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
-    """The rows of a CSV file with a header holding at least ``required``."""
+def iter_rows(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, str]]:
+    """The rows of a CSV file with a header holding at least ``required``, one at a time.
+
+    Nothing is read before the iteration starts; a missing file or column, or
+    an unreadable line, raises InputError when the iteration reaches it.
+    """
     try:
         with open(path, newline="", encoding="utf-8") as stream:
             reader = csv.DictReader(stream)
             header = reader.fieldnames or []
-            rows = list(reader)
+            missing = [name for name in required if name not in header]
+            if missing:
+                raise InputError(f"{path}: malformed, missing column(s) {missing}")
+            yield from reader
     except FileNotFoundError:
         raise InputError(f"{path}: missing Batsim output file") from None
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise InputError(f"{path}: cannot read: {error}") from None
-    missing = [name for name in required if name not in header]
-    if missing:
-        raise InputError(f"{path}: malformed, missing column(s) {missing}")
-    return rows
+
+
+def read_rows(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of a CSV file with a header holding at least ``required``."""
+    return list(iter_rows(path, required))
 
 
 def number(path: Path, line: int, row: dict[str, str], column: str) -> float:
@@ -111,15 +124,17 @@ def number(path: Path, line: int, row: dict[str, str], column: str) -> float:
     return value
 
 
-def read_jobs(path: Path) -> list[JobRecord]:
-    """Every job of ``out_jobs.csv``; the fields of a rejected job are None."""
-    columns = ("job_id", "final_state", "submission_time", "starting_time", "execution_time",
-               "finish_time", "allocated_resources", "consumed_energy")
-    jobs = []
-    for line, row in enumerate(read_rows(path, columns), start=2):
+_JOB_COLUMNS = ("job_id", "final_state", "submission_time", "starting_time", "execution_time",
+                "finish_time", "allocated_resources", "consumed_energy")
+
+
+def iter_jobs(path: Path) -> Iterator[JobRecord]:
+    """The jobs of ``out_jobs.csv`` in file order, one row read at a time; the fields of
+    a rejected job are None."""
+    for line, row in enumerate(iter_rows(path, _JOB_COLUMNS), start=2):
         submit = number(path, line, row, "submission_time")
         if row["final_state"] == REJECTED:
-            jobs.append(JobRecord(row["job_id"], REJECTED, submit, None, None, None, 0, None))
+            yield JobRecord(row["job_id"], REJECTED, submit, None, None, None, 0, None)
             continue
         try:
             nodes = len(ProcSet.from_str(row["allocated_resources"] or ""))
@@ -127,27 +142,34 @@ def read_jobs(path: Path) -> list[JobRecord]:
             raise InputError(f"{path}: line {line}: allocated_resources is not a node set: "
                              f"{row['allocated_resources']!r}") from None
         energy_text = row["consumed_energy"]
-        jobs.append(JobRecord(
+        yield JobRecord(
             job_id=row["job_id"], final_state=row["final_state"], submit=submit,
             start=number(path, line, row, "starting_time"),
             runtime=number(path, line, row, "execution_time"),
             finish=number(path, line, row, "finish_time"), nodes=nodes,
-            energy=number(path, line, row, "consumed_energy") if energy_text else None))
-    return jobs
+            energy=number(path, line, row, "consumed_energy") if energy_text else None)
+
+
+def read_jobs(path: Path) -> list[JobRecord]:
+    """Every job of ``out_jobs.csv``; the fields of a rejected job are None."""
+    return list(iter_jobs(path))
 
 
 def read_energy_curve(path: Path) -> EnergyCurve:
-    """The cumulative energy curve of ``out_consumed_energy.csv`` (at least one row)."""
-    rows = read_rows(path, ("time", "energy"))
-    if not rows:
+    """The cumulative energy curve of ``out_consumed_energy.csv`` (at least one row),
+    read one row at a time into two arrays of doubles."""
+    times, energies = array("d"), array("d")
+    for line, row in enumerate(iter_rows(path, ("time", "energy")), start=2):
+        times.append(number(path, line, row, "time"))
+        energies.append(number(path, line, row, "energy"))
+    if not times:
         raise InputError(f"{path}: malformed, no energy rows")
-    times = tuple(number(path, line, row, "time") for line, row in enumerate(rows, start=2))
-    energies = tuple(number(path, line, row, "energy") for line, row in enumerate(rows, start=2))
     if times[0] < 0:
         raise InputError(f"{path}: line 2: negative time {times[0]!r}")
     if times[0] > 0:
-        times, energies = (0.0, *times), (0.0, *energies)
-    for line, (before, after) in enumerate(zip(times, times[1:], strict=False), start=3):
+        times.insert(0, 0.0)
+        energies.insert(0, 0.0)
+    for line, (before, after) in enumerate(pairwise(times), start=3):
         if after < before:
             raise InputError(f"{path}: line {line}: time goes back from {before!r} to {after!r}")
     return EnergyCurve(str(path), times, energies)

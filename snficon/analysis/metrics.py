@@ -26,15 +26,17 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from array import array
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from snficon.analysis.batsim_outputs import (
     KILLED_STATES,
     JobRecord,
+    iter_jobs,
     read_energy_curve,
-    read_jobs,
     read_node_count,
 )
 from snficon.fileio import atomic_write_text
@@ -75,34 +77,77 @@ class _Energy:
     ee: float | None = None
 
 
+@dataclass
+class _JobPass:
+    """What the metrics need of ``out_jobs.csv``, gathered in one pass over its rows.
+
+    Each quantity summed is kept as a column of doubles (8 bytes a job), so that
+    :func:`math.fsum` gives exactly what it gives over the whole file's list.
+    """
+
+    rows: int = 0
+    ran: int = 0
+    killed: int = 0
+    last_finish: float | None = None
+    max_wait: float | None = None
+    waits: array[float] = field(default_factory=lambda: array("d"))
+    responses: array[float] = field(default_factory=lambda: array("d"))
+    slowdowns: array[float] = field(default_factory=lambda: array("d"))
+    node_seconds: array[float] = field(default_factory=lambda: array("d"))
+    energies: array[float] = field(default_factory=lambda: array("d"))
+
+    @property
+    def makespan(self) -> float:
+        """The last job end (0 without jobs): :func:`window_end` of the rows added."""
+        return 0.0 if self.last_finish is None else self.last_finish
+
+    def add(self, job: JobRecord) -> None:
+        """Count one row of the file (in file order)."""
+        self.rows += 1
+        if not job.ran:
+            return
+        self.ran += 1
+        self.killed += job.final_state in KILLED_STATES
+        if job.finish is not None and (self.last_finish is None or job.finish > self.last_finish):
+            self.last_finish = job.finish
+        if job.start is not None:
+            wait = job.start - job.submit
+            self.waits.append(wait)
+            if self.max_wait is None or wait > self.max_wait:
+                self.max_wait = wait
+        if job.finish is not None:
+            self.responses.append(job.finish - job.submit)
+        if job.runtime is not None and job.runtime > ZERO_RUNTIME_S:
+            if job.finish is not None:
+                self.slowdowns.append((job.finish - job.submit) / job.runtime)
+            self.node_seconds.append(job.runtime * job.nodes)
+        if job.energy is not None:
+            self.energies.append(job.energy)
+
+
 def metrics_from_outputs(prefix: str | Path) -> RunMetrics:
     """Metrics of a run from ``{prefix}_jobs.csv``, ``_schedule.csv`` and ``_consumed_energy.csv``.
 
     The energy file is optional (a run without ``-E``); the other two are
     required. A missing or malformed file raises
-    :class:`~snficon.errors.InputError` naming it.
+    :class:`~snficon.errors.InputError` naming it. The job file is read one row
+    at a time and only a few numbers per job are kept.
     """
-    jobs = read_jobs(Path(f"{prefix}_jobs.csv"))
+    jobs = _JobPass()
+    for job in iter_jobs(Path(f"{prefix}_jobs.csv")):
+        jobs.add(job)
     nodes = read_node_count(Path(f"{prefix}_schedule.csv"))
-    ran = [job for job in jobs if job.ran]
-    makespan = window_end(ran)
-    waits = [job.start - job.submit for job in ran if job.start is not None]
-    responses = [job.finish - job.submit for job in ran if job.finish is not None]
-    timed = [job for job in ran if job.runtime is not None and job.runtime > ZERO_RUNTIME_S]
-    slowdowns = [(job.finish - job.submit) / job.runtime for job in timed
-                 if job.finish is not None and job.runtime is not None]
-    node_seconds = math.fsum(job.runtime * job.nodes for job in timed
-                             if job.runtime is not None)
+    makespan = jobs.makespan
     energy_path = Path(f"{prefix}_consumed_energy.csv")
-    energy = _energy(energy_path, ran, makespan) if energy_path.exists() else _Energy()
+    energy = (_energy(energy_path, math.fsum(jobs.energies), makespan) if energy_path.exists()
+              else _Energy())
     return RunMetrics(
-        jobs=len(ran), mean_wait=_mean(waits), max_wait=max(waits, default=None),
-        mean_slowdown=_mean(slowdowns), mean_response=_mean(responses),
-        utilization=_ratio(node_seconds, nodes * makespan),
+        jobs=jobs.ran, mean_wait=_mean(jobs.waits), max_wait=jobs.max_wait,
+        mean_slowdown=_mean(jobs.slowdowns), mean_response=_mean(jobs.responses),
+        utilization=_ratio(math.fsum(jobs.node_seconds), nodes * makespan),
         energy_total=energy.total, energy_compute=energy.compute, energy_wasted=energy.wasted,
         energy_wasted_to_end=energy.wasted_to_end, makespan=makespan,
-        jobs_rejected=len(jobs) - len(ran),
-        jobs_killed=sum(job.final_state in KILLED_STATES for job in ran),
+        jobs_rejected=jobs.rows - jobs.ran, jobs_killed=jobs.killed,
         ee=energy.ee, nodes=nodes)
 
 
@@ -116,17 +161,17 @@ def metered_jobs(ran: list[JobRecord]) -> list[JobRecord]:
     return [job for job in ran if job.energy is not None]
 
 
-def _energy(path: Path, ran: list[JobRecord], makespan: float) -> _Energy:
-    """Total, computing and wasted energy from the energy curve and the jobs' energy."""
+def _energy(path: Path, compute: float, makespan: float) -> _Energy:
+    """Total, computing and wasted energy from the energy curve and the jobs' energy
+    (``compute``: the sum of their ``consumed_energy``)."""
     curve = read_energy_curve(path)
     total = curve.at(makespan) - curve.at(0.0)
-    compute = math.fsum(job.energy for job in metered_jobs(ran))  # type: ignore[misc]
     return _Energy(total=total, compute=compute, wasted=total - compute,
                    wasted_to_end=curve.end_energy - curve.at(0.0) - compute,
                    ee=_ratio(compute, total))
 
 
-def _mean(values: list[float]) -> float | None:
+def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 

@@ -24,13 +24,14 @@ Core-seconds are given only when every job's cores per node is known.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snficon.analysis.batsim_outputs import REJECTED, read_jobs, read_rows
+from snficon.analysis.batsim_outputs import REJECTED, iter_jobs, iter_rows
 from snficon.core.names import CheckpointField
 from snficon.errors import InputError
 from snficon.workload.reader import read_workload
@@ -76,17 +77,34 @@ class TimeLimitMetrics:
 
 
 def has_checkpoints(workloads: Sequence[str | Path], fields: FieldNames = FieldNames()) -> bool:
-    """Whether a job of ``workloads`` carries a checkpoint interval."""
-    return any(fields.interval in job.raw for path in workloads
-               for job in read_workload(path).jobs)
+    """Whether a job of ``workloads`` carries a checkpoint interval.
+
+    A file whose text never spells the field's name as a JSON string (and has
+    no escape that could spell it otherwise) has no such job, and is not
+    parsed: a whole trace's workload is then never held decoded.
+    """
+    return any(_may_name(path, fields.interval)
+               and any(fields.interval in job.raw for job in read_workload(path).jobs)
+               for path in workloads)
+
+
+def _may_name(path: str | Path, name: str) -> bool:
+    """Whether the JSON file at ``path`` could hold the key ``name``: its text holds the
+    name as a JSON string, or a backslash (an escape may spell any character)."""
+    try:
+        text = Path(path).read_bytes()
+    except OSError:
+        return True  # read_workload names the file and the problem
+    return b"\\" in text or json.dumps(name, ensure_ascii=False).encode("utf-8") in text
 
 
 def time_limit_metrics(prefix: str | Path, workloads: Sequence[str | Path],
                        fields: FieldNames = FieldNames()) -> TimeLimitMetrics:
     """The metrics of the run at ``prefix`` (``{prefix}_jobs.csv``) on ``workloads``
     (Batsim's ``-w`` files in order: workload ``w{i}`` is ``workloads[i]``)."""
-    raw = {(f"w{i}", job.id): job.raw for i, path in enumerate(workloads)
-           for job in read_workload(path).jobs}
+    kept = ("id", fields.limit, fields.interval, fields.offset, fields.cores)
+    raw = {(f"w{i}", job.id): {key: job.raw[key] for key in kept if key in job.raw}
+           for i, path in enumerate(workloads) for job in read_workload(path).jobs}
     path = Path(f"{prefix}_jobs.csv")
     names = _workload_names(path)
     counts = {"completed": 0, "timeout": 0, "early": 0, "extended": 0}
@@ -94,7 +112,7 @@ def time_limit_metrics(prefix: str | Path, workloads: Sequence[str | Path],
     tail = cpu = tail_cores = cpu_cores = 0.0
     cores_known = True
     weighted = nodes_sum = 0.0
-    for record, name in zip(read_jobs(path), names, strict=True):
+    for record, name in zip(iter_jobs(path), names, strict=True):
         if record.final_state == REJECTED:
             continue
         job = raw.get((name, record.job_id))
@@ -148,6 +166,6 @@ def _number(job: Mapping[str, Any], name: str, path: Path) -> float | None:
     return float(value)
 
 
-def _workload_names(path: Path) -> list[str]:
-    """The ``workload_name`` column of ``out_jobs.csv``, row by row."""
-    return [row["workload_name"] for row in read_rows(path, ("workload_name",))]
+def _workload_names(path: Path) -> Iterator[str]:
+    """The ``workload_name`` column of ``out_jobs.csv``, one row at a time."""
+    return (row["workload_name"] for row in iter_rows(path, ("workload_name",)))

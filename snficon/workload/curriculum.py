@@ -38,7 +38,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import gaussian_kde
 
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text
@@ -131,6 +130,10 @@ def kde_sample(values: np.ndarray, count: int, rng: np.random.Generator) -> np.n
     logs = np.log1p(values)
     if len(logs) < 2 or np.std(logs) <= MIN_LOG_SPREAD:
         return rng.choice(values, size=count, replace=True)
+    # scipy.stats costs about 50 MB and a second to import: only the curriculum needs it,
+    # so every other command (a simulation above all) goes without it.
+    from scipy.stats import gaussian_kde
+
     kde = gaussian_kde(logs)
     kept: list[np.ndarray] = []
     missing = count

@@ -93,3 +93,25 @@ def test_other_field_names_and_unknown_jobs(tmp_path):
     other.write_text(json.dumps({"nb_res": 1, "jobs": [], "profiles": {}}))
     with pytest.raises(InputError, match="job w0!1 is not in the workloads"):
         time_limit_metrics(prefix, [other])
+
+
+def test_a_file_that_never_names_the_field_is_read_as_text_only(tmp_path):
+    """The name spelt only through an escape, or in a profile, is still found or refused
+    by parsing the file, as without the text check."""
+    _, workload = _write(tmp_path)
+    document = json.loads(workload.read_text())
+    escaped = tmp_path / "escaped.json"
+    escaped.write_text(json.dumps(document).replace('"checkpoint_interval"',
+                                                     '"checkpoint\\u005finterval"'))
+    assert '"checkpoint_interval"' not in escaped.read_text()
+    assert has_checkpoints([escaped])
+    for job in document["jobs"]:
+        job.pop("checkpoint_interval", None)
+    document["profiles"]["p"]["checkpoint_interval"] = 420
+    in_profile = tmp_path / "in_profile.json"
+    in_profile.write_text(json.dumps(document))
+    assert not has_checkpoints([in_profile])
+    del document["profiles"]["p"]["checkpoint_interval"]
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(document))
+    assert not has_checkpoints([plain]) and has_checkpoints([plain, workload])
