@@ -140,8 +140,6 @@ class BatsimEngine:
             return None
         self._message = message
         now = six_decimals(message.now)
-        if len(message.events) == 1 and message.events[0].timestamp == message.now:
-            return {"now": now, "events": [message.events[0].as_decoded(now)]}  # the usual case
         stamps = {message.now: now}  # the events of a message mostly share one timestamp
         events = []
         for event in message.events:
