@@ -21,6 +21,7 @@ from snficon.core.view import (
     NodeTable,
     QueuedJob,
     RunningJob,
+    RunningTable,
 )
 from snficon.platform.model import PowerModel
 
@@ -32,6 +33,44 @@ class TrackedJob:
     queued: QueuedJob
     nodes: tuple[int, ...] = ()
     start_s: float = float("nan")
+
+
+class RunningArrays:
+    """The running jobs' start and requested times, one entry per job in start order,
+    and each node's job index, kept up to date job by job (the source of a view's
+    :class:`RunningTable`, so that no invocation walks the running jobs one by one)."""
+
+    def __init__(self, nb_nodes: int, capacity: int = 64) -> None:
+        self.count = 0
+        self.start_s = np.empty(capacity)
+        self.req_time_s = np.empty(capacity)
+        self.node_job = np.full(nb_nodes, -1, dtype=np.int64)
+
+    def append(self, nodes: tuple[int, ...], start_s: float, req_time_s: float) -> None:
+        """A job started on ``nodes``: it becomes the last entry."""
+        n = self.count
+        if n == len(self.start_s):  # full: double the room
+            self.start_s = np.concatenate([self.start_s, np.empty(max(n, 1))])
+            self.req_time_s = np.concatenate([self.req_time_s, np.empty(max(n, 1))])
+        self.start_s[n], self.req_time_s[n] = start_s, req_time_s
+        self.node_job[list(nodes)] = n
+        self.count = n + 1
+
+    def remove(self, index: int, nodes: tuple[int, ...]) -> None:
+        """The job of entry ``index`` (on ``nodes``) ended: the later entries move up one."""
+        n = self.count
+        self.start_s[index:n - 1] = self.start_s[index + 1:n]
+        self.req_time_s[index:n - 1] = self.req_time_s[index + 1:n]
+        self.node_job[list(nodes)] = -1
+        self.node_job[self.node_job > index] -= 1
+        self.count = n - 1
+
+    def table(self, jobs: tuple[RunningJob, ...]) -> RunningTable:
+        """A frozen copy for a view whose running records are ``jobs`` (the same jobs)."""
+        n = self.count
+        return RunningTable(jobs=jobs, start_s=self.start_s[:n].copy(),
+                            req_time_s=self.req_time_s[:n].copy(),
+                            node_job=self.node_job.copy())
 
 
 class ClusterTracker:
@@ -50,11 +89,14 @@ class ClusterTracker:
         self.running: dict[str, TrackedJob] = {}
         #: The policy's record of each running job, made once when it starts.
         self._running_records: dict[str, RunningJob] = {}
+        #: The same jobs as arrays, in the same order (see :class:`RunningArrays`).
+        self._running_arrays = RunningArrays(n)
         self._arrivals = 0
         self._new_arrivals: list[QueuedJob] = []
         self._new_completions: list[CompletedJob] = []
         self._queue_view: tuple[QueuedJob, ...] | None = None
         self._running_view: tuple[RunningJob, ...] | None = None
+        self._running_table: RunningTable | None = None
         self._nodes_view: NodeTable | None = None
 
     @property
@@ -88,6 +130,7 @@ class ClusterTracker:
         job = self.queue.pop(job_id)
         self.running[job_id] = TrackedJob(queued=job, nodes=nodes, start_s=now)
         self._running_records[job_id] = RunningJob(job_id, nodes, now, job.req_time_s)
+        self._running_arrays.append(nodes, now, job.req_time_s)
         self._queue_view = self._running_view = None
         self._writable()
         index = list(nodes)
@@ -98,6 +141,7 @@ class ClusterTracker:
     def complete(self, job_id: str, now: float) -> TrackedJob:
         """A running job ended: its nodes are idle from ``now``."""
         job = self.running.pop(job_id)
+        self._running_arrays.remove(list(self._running_records).index(job_id), job.nodes)
         del self._running_records[job_id]
         self._running_view = None
         self._new_completions.append(CompletedJob(
@@ -137,6 +181,7 @@ class ClusterTracker:
                 e_on_j=self._e_on_j, e_off_j=self._e_off_j)
         if self._running_view is None:
             self._running_view = tuple(self._running_records.values())
+            self._running_table = self._running_arrays.table(self._running_view)
         if self._queue_view is None:
             self._queue_view = tuple(self.queue.values())
         arrivals, completions = tuple(self._new_arrivals), tuple(self._new_completions)
@@ -144,4 +189,5 @@ class ClusterTracker:
         self._new_completions.clear()
         return ClusterView(now=now, trigger=trigger, nodes=nodes,
                            queue=self._queue_view, running=self._running_view,
-                           arrivals=arrivals, completions=completions)
+                           arrivals=arrivals, completions=completions,
+                           running_arrays=self._running_table)

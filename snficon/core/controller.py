@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
@@ -69,30 +68,49 @@ def observe(view: ClusterView, memory: IconMemory, params: IconParams) -> IconMe
     return IconMemory(estimates, arrivals, service, last)
 
 
+@dataclass(frozen=True)
+class ActiveJobs:
+    """Every computing job (running, or started now) with its predicted remaining time.
+
+    ``remaining_s``: R_j of each job (Appendix A, eq. 50-51), the running jobs first
+    (in ``view.running`` order), then the jobs started now; ``node_job``: for each node,
+    the index in ``remaining_s`` of the job computing on it (-1 for none).
+    """
+
+    remaining_s: np.ndarray
+    node_job: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.remaining_s)
+
+
 def active_remaining(view: ClusterView, starts: Sequence[JobStart], estimates: est.Estimates,
-                     params: IconParams) -> list[tuple[tuple[int, ...], float]]:
+                     params: IconParams) -> ActiveJobs:
     """Every computing job (running, or in ``starts``: started now) with its predicted
     remaining time.
 
     Appendix A, eq. 50-51 (a job started now has run 0 s).
     """
-    jobs = [(run.nodes, run.req_time_s, view.now - run.start_s) for run in view.running]
-    queued = {job.job_id: job for job in view.queue}
-    jobs += [(start.nodes, queued[start.job_id].req_time_s, 0.0) for start in starts]
-    if not jobs:
-        return []
-    remaining = est.remaining_times(estimates, np.array([j[1] for j in jobs]),
-                                    np.array([j[2] for j in jobs]), params)
-    return [(ids, float(left)) for (ids, _, _), left in zip(jobs, remaining, strict=True)]
+    table = ns.running_table(view)
+    req, elapsed, node_job = table.req_time_s, view.now - table.start_s, table.node_job
+    if starts:
+        queued = {job.job_id: job for job in view.queue}
+        req = np.concatenate([req, [queued[start.job_id].req_time_s for start in starts]])
+        elapsed = np.concatenate([elapsed, np.zeros(len(starts))])
+        node_job = node_job.copy()
+        for i, start in enumerate(starts, start=len(table.jobs)):
+            node_job[list(start.nodes)] = i
+    remaining = (est.remaining_times(estimates, req, elapsed, params) if len(req)
+                 else np.zeros(0))
+    return ActiveJobs(remaining_s=remaining, node_job=node_job)
 
 
-def predicted_releases(nodes: NodeTable, now: float,
-                       active: list[tuple[tuple[int, ...], float]]) -> np.ndarray:
+def predicted_releases(nodes: NodeTable, now: float, active: ActiveJobs) -> np.ndarray:
     """The ICON release map: computing nodes free at their job's predicted end (eq. 56)."""
     release = release_map(nodes, now)
-    if active:  # a job's nodes are its own: one assignment for all of them
-        release[list(chain.from_iterable(ids for ids, _ in active))] = np.repeat(
-            [now + left for _, left in active], [len(ids) for ids, _ in active])
+    if len(active):
+        busy = np.flatnonzero(active.node_job >= 0)
+        release[busy] = now + active.remaining_s[active.node_job[busy]]
     return release
 
 
@@ -166,7 +184,7 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
                                     and now - memory.last_arrival_s <= params.t_a_max)
     choice = None
     if point and gate_open:
-        lam_c = completion_rate(np.array([left for _, left in active]), state.mu, len(active))
+        lam_c = completion_rate(active.remaining_s, state.mu, len(active))
         spare = choose_spare_target(nodes, p_sleep_w, now, state.lam, lam_c,
                                     est.request_pmf(estimates), params,
                                     energy_weight=energy_weight)

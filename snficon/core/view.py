@@ -100,6 +100,38 @@ class RunningJob:
 
 
 @dataclass(frozen=True)
+class RunningTable:
+    """The running jobs as parallel arrays: entry i is ``jobs[i]``.
+
+    ``start_s`` and ``req_time_s``: each job's start time and requested time
+    tau_j; ``node_job``: for each node, the index of the job computing on it
+    (-1 for a node with no running job). ``jobs`` is the tuple of records the
+    arrays stand for: :func:`running_table` trusts the arrays only for that
+    very tuple. Formulas over all running jobs (Appendix A, eq. 50-51; the
+    release map, eq. 56) read these arrays instead of one record per job.
+    """
+
+    jobs: tuple[RunningJob, ...]
+    start_s: np.ndarray
+    req_time_s: np.ndarray
+    node_job: np.ndarray
+
+    def __post_init__(self) -> None:
+        for array in (self.start_s, self.req_time_s, self.node_job):
+            array.setflags(write=False)
+
+    @classmethod
+    def of(cls, jobs: tuple[RunningJob, ...], nb_nodes: int) -> RunningTable:
+        """The table of ``jobs`` on a platform of ``nb_nodes`` nodes, built from scratch."""
+        node_job = np.full(nb_nodes, -1, dtype=np.int64)
+        for i, run in enumerate(jobs):
+            node_job[list(run.nodes)] = i
+        return cls(jobs=jobs, start_s=np.array([run.start_s for run in jobs], dtype=float),
+                   req_time_s=np.array([run.req_time_s for run in jobs], dtype=float),
+                   node_job=node_job)
+
+
+@dataclass(frozen=True)
 class CompletedJob:
     """A job that ended since the previous invocation: its nodes and actual runtime."""
 
@@ -116,6 +148,9 @@ class ClusterView:
 
     ``arrivals`` and ``completions`` are the monitor records new since the
     previous invocation (Algorithm 1, line 1), in the order they happened.
+    ``running_arrays``: the running jobs as arrays, when the builder keeps them
+    (read them through :func:`running_table`, which checks they stand for
+    ``running``).
     """
 
     now: float
@@ -125,6 +160,17 @@ class ClusterView:
     running: tuple[RunningJob, ...] = ()
     arrivals: tuple[QueuedJob, ...] = ()
     completions: tuple[CompletedJob, ...] = ()
+    running_arrays: RunningTable | None = field(default=None, compare=False, repr=False)
+
+
+def running_table(view: ClusterView) -> RunningTable:
+    """The running jobs of ``view`` as arrays: the builder's table when it stands for
+    ``view.running`` (the same tuple), else one built from the records (a view made by
+    hand, or one whose ``running`` was replaced)."""
+    table = view.running_arrays
+    if table is not None and table.jobs is view.running:
+        return table
+    return RunningTable.of(view.running, view.nodes.size)
 
 
 @dataclass(frozen=True)
