@@ -31,7 +31,6 @@ The tests check it against a brute-force reference written from the paper's equa
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -53,8 +52,13 @@ def capped_horizon(rate, cap):
               \qquad T \sim \mathrm{Exp}(\hat\lambda_E)
 
     ``rate`` is the rate of the next arrival or completion (1/s); ``cap`` is H_c (s).
-    As rate -> 0 it returns ``cap`` (also at rate = 0). Scalars give a float.
+    As rate -> 0 it returns ``cap`` (also at rate = 0). Scalars give a float (computed
+    on floats: the same double as the array formula, without its per-call cost).
     """
+    if isinstance(rate, float | int) and isinstance(cap, float | int):
+        rate, cap = float(rate), float(cap)
+        x = rate * cap
+        return cap * -float(np.expm1(-x)) / x if x > 0.0 else cap
     rate, cap = np.asarray(rate, dtype=float), np.asarray(cap, dtype=float)
     x = rate * cap
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -71,8 +75,16 @@ def expected_unfinished(d, rate):
 
     ``d`` >= 0 is the remaining transition time (s). Computed as
     d (x - 1 + e^{-x}) / x with x = rate d (series below 1e-3); rate = 0 gives 0 (no
-    event comes), rate -> inf gives d. Scalars give a float.
+    event comes), rate -> inf gives d. Scalars give a float. A scalar rate and at most
+    :data:`_FEW` times are computed one float at a time (:func:`_unfinished_one`, the
+    same doubles), a whole array's numpy calls costing more than a few floats.
     """
+    if isinstance(rate, float | int):
+        if isinstance(d, float | int):
+            return _unfinished_one(float(d), float(rate))
+        if isinstance(d, np.ndarray) and d.ndim == 1 and len(d) <= _FEW:
+            rate = float(rate)
+            return np.array([_unfinished_one(v, rate) for v in d.astype(float).tolist()])
     d, rate = np.asarray(d, dtype=float), np.asarray(rate, dtype=float)
     x = rate * d
     series = x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0)))
@@ -81,6 +93,21 @@ def expected_unfinished(d, rate):
         phi = d * np.where(x < 1e-3, series, closed)
     phi = np.where(d > 0.0, phi, 0.0)
     return float(phi) if phi.ndim == 0 else phi
+
+
+#: Up to this many times, :func:`expected_unfinished` works on floats.
+_FEW = 16
+
+
+def _unfinished_one(d: float, rate: float) -> float:
+    """:func:`expected_unfinished` of one time ``d`` at ``rate``, written on floats: the
+    same operations in the same order (numpy's expm1), so the same double."""
+    if not d > 0.0:
+        return 0.0
+    x = rate * d
+    if x < 1e-3:
+        return d * (x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0))))
+    return d * ((x + float(np.expm1(-x))) / (x if x > 0.0 else 1.0))
 
 
 def completion_rate(remaining_s, mu: float, n_act: int | None = None) -> float:
@@ -182,15 +209,60 @@ def _segment(p_first, d_first, p_after, h: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class NodeKinds:
+    """The platform's node kinds: nodes whose constants of the spare search are equal.
+
+    ``kind``: each node's kind (index into the other arrays); per kind, its switch-on and
+    switch-off durations ``t_on_s``/``t_off_s`` (0 for a kind that cannot sleep: its
+    transitions never happen), idle and sleep powers ``p_idle_w``/``p_sleep_w`` and
+    transition powers ``p_on_w``/``p_off_w``. A cost that depends on a node only through
+    these constants (Lemma 2's phi of a whole transition, eq. 36's energies over H) is
+    computed once per kind and read per node through ``kind``: one platform of 1152
+    identical nodes has one kind.
+    """
+
+    kind: np.ndarray
+    t_on_s: np.ndarray
+    t_off_s: np.ndarray
+    p_idle_w: np.ndarray
+    p_sleep_w: np.ndarray
+    p_on_w: np.ndarray
+    p_off_w: np.ndarray
+
+    @classmethod
+    def of(cls, columns: dict[str, np.ndarray], can_sleep: np.ndarray) -> NodeKinds:
+        """The kinds of the nodes whose per-node constants are ``columns`` (by field name);
+        two nodes are of one kind when every constant is the same double, bit for bit."""
+        stacked = np.ascontiguousarray(np.stack(
+            [np.asarray(columns[name], dtype=float) for name in _KIND_COLUMNS], axis=1))
+        bits = np.concatenate([stacked.view(np.uint64), can_sleep[:, None]], axis=1)
+        _, first, kind = np.unique(bits, axis=0, return_index=True, return_inverse=True)
+        sleeps = can_sleep[first]
+        values = {name: stacked[first, i] for i, name in enumerate(_KIND_COLUMNS)}
+        for name in ("t_on_s", "t_off_s"):
+            values[name] = np.where(sleeps, values[name], 0.0)
+        kinds = cls(kind=kind.reshape(-1).astype(np.int64), **values)
+        for name in cls.__dataclass_fields__:
+            getattr(kinds, name).setflags(write=False)
+        return kinds
+
+
+#: The per-node constants that make a node's kind (:class:`NodeKinds`).
+_KIND_COLUMNS = ("t_on_s", "t_off_s", "p_idle_w", "p_sleep_w", "p_on_w", "p_off_w")
+
+
+@dataclass(frozen=True)
 class SpareCosts:
     """Per-node constants of the spare search: they depend on the platform and on alpha, beta.
 
     ``p_sleep_w``: sleep power; ``p_on_w`` = E_on / T_on and ``p_off_w`` = E_off / T_off,
     the powers of a transition (eq. 36; 0 for a node that cannot sleep); ``can_sleep``:
     finite transition times; ``wake_order``: every node by ascending alpha T_on + beta E_on,
-    then id (the order sleeping nodes are woken in); ``keep_order``: every node by ascending
-    idle power, then id (the order optional idle nodes are kept in). Build it once per
-    platform with :meth:`of` and pass it to :func:`choose_spare_target`.
+    then id (the order sleeping nodes are woken in); ``keep_rank``: each node's rank by
+    ascending idle power, then id (the order optional idle nodes are kept in); ``kinds``:
+    the nodes grouped by equal constants (:class:`NodeKinds`). Build it once per platform
+    with :meth:`of` and pass it to :func:`choose_spare_target` with node tables of that
+    platform (their power columns are the ones read here).
     """
 
     p_sleep_w: np.ndarray
@@ -198,7 +270,8 @@ class SpareCosts:
     p_off_w: np.ndarray
     can_sleep: np.ndarray
     wake_order: np.ndarray
-    keep_order: np.ndarray
+    keep_rank: np.ndarray
+    kinds: NodeKinds
 
     @classmethod
     def of(cls, nodes: NodeTable, p_sleep_w, params: IconParams) -> SpareCosts:
@@ -211,11 +284,15 @@ class SpareCosts:
             # a node that cannot sleep is never asleep: its key only avoids 0 x inf
             wake_key = np.where(can_sleep, params.alpha * nodes.t_on_s
                                 + params.beta * nodes.e_on_j, np.inf)
-        costs = cls(p_sleep_w=np.array(p_sleep_w, dtype=float), p_on_w=p_on, p_off_w=p_off,
-                    can_sleep=can_sleep, wake_order=np.lexsort((ids, wake_key)),
-                    keep_order=np.lexsort((ids, nodes.p_idle_w)))
-        for array in (costs.p_sleep_w, p_on, p_off, can_sleep, costs.wake_order,
-                      costs.keep_order):
+        p_sleep = np.array(p_sleep_w, dtype=float)
+        keep_rank = np.empty(nodes.size, dtype=np.int64)
+        keep_rank[np.lexsort((ids, nodes.p_idle_w))] = ids
+        kinds = NodeKinds.of({"t_on_s": nodes.t_on_s, "t_off_s": nodes.t_off_s,
+                              "p_idle_w": nodes.p_idle_w, "p_sleep_w": p_sleep,
+                              "p_on_w": p_on, "p_off_w": p_off}, can_sleep)
+        costs = cls(p_sleep_w=p_sleep, p_on_w=p_on, p_off_w=p_off, can_sleep=can_sleep,
+                    wake_order=np.lexsort((ids, wake_key)), keep_rank=keep_rank, kinds=kinds)
+        for array in (p_sleep, p_on, p_off, can_sleep, costs.wake_order, keep_rank):
             array.setflags(write=False)
         return costs
 
@@ -225,60 +302,118 @@ class SpareCosts:
         return platform if isinstance(platform, cls) else cls.of(nodes, platform, params)
 
 
+#: An empty list of node ids.
+_NO_NODES = np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class _Partition:
+    """The non-computing nodes by role in the spare search (SPEC 5, ascending ids unless
+    said): U ``up``, D ``down``, I_f ``forced``, I_e ``expired``, optional idle nodes
+    ``optional`` (keep order), asleep ``asleep`` (wake order); ``future_timer_s``: the
+    remaining timers of the idle nodes that can sleep and have not expired (eq. 24);
+    ``k``: how many nodes are not computing (eq. 32)."""
+
+    up: np.ndarray
+    down: np.ndarray
+    forced: np.ndarray
+    expired: np.ndarray
+    optional: np.ndarray
+    asleep: np.ndarray
+    future_timer_s: np.ndarray
+    k: int
+
+
+def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconParams,
+               exclude: Sequence[int]) -> _Partition:
+    """Split the nodes into the roles of the spare search; ``exclude`` counts as computing.
+
+    Only the idle nodes' timers are read (eq. 24, 30); a state absent from the platform
+    costs no pass over the nodes.
+    """
+    state = nodes.state
+    if len(exclude):
+        state = state.copy()
+        state[np.asarray(exclude, dtype=int)] = ns.COMPUTING
+    present = np.bincount(state, minlength=len(ns.NodeState))
+
+    def in_state(code: int) -> np.ndarray:
+        return np.flatnonzero(state == code) if present[code] else _NO_NODES
+
+    idle = in_state(ns.IDLE)
+    timer_end = nodes.idle_since_s[idle] + params.timeout
+    sleepable = costs.can_sleep[idle]
+    expired = sleepable & due_mask(timer_end, now)
+    rest = ~expired
+    forced = rest if params.respect_timeout else rest & ~sleepable
+    optional = idle[rest & ~forced]
+    if len(optional) > 1:
+        optional = optional[np.argsort(costs.keep_rank[optional])]
+    wake_order = costs.wake_order
+    asleep = (wake_order[state[wake_order] == ns.SLEEPING] if present[ns.SLEEPING]
+              else _NO_NODES)
+    return _Partition(
+        up=in_state(ns.SWITCHING_ON), down=in_state(ns.SWITCHING_OFF), forced=idle[forced],
+        expired=idle[expired], optional=optional, asleep=asleep,
+        future_timer_s=timer_end[sleepable & future_mask(timer_end, now)] - now,
+        k=int(len(state) - present[ns.COMPUTING]))
+
+
 def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c: float,
              params: IconParams, exclude: Sequence[int]) -> _Setting:
-    state = nodes.state
-    free = np.ones(nodes.size, dtype=bool)
-    free[np.asarray(exclude, dtype=int)] = False
-    can_sleep = costs.can_sleep
-    idle = free & (state == ns.IDLE)
-    timer_end = nodes.idle_since_s + params.timeout
-    expired_mask = idle & can_sleep & due_mask(timer_end, now)
-    rest = idle & ~expired_mask
-    forced_mask = rest if params.respect_timeout else rest & ~can_sleep
-    optional_mask = rest & ~forced_mask
-    optional = costs.keep_order[optional_mask[costs.keep_order]]
-    asleep_mask = free & (state == ns.SLEEPING)
-    asleep = costs.wake_order[asleep_mask[costs.wake_order]]
-    up = np.flatnonzero(free & (state == ns.SWITCHING_ON))
-    down = np.flatnonzero(free & (state == ns.SWITCHING_OFF))
-    forced, expired = np.flatnonzero(forced_mask), np.flatnonzero(expired_mask)
+    """The node roles, H_c and H (eq. 23-25), and every delay and energy of the search.
+
+    Whole transitions (a switch-off now, a wake now) and the energies over H depend on a
+    node only through its kind (:class:`NodeKinds`): computed per kind, then read per node.
+    """
+    part = _partition(nodes, costs, now, params, exclude)
+    up, down, forced, expired = part.up, part.down, part.forced, part.expired
+    optional, asleep = part.optional, part.asleep
 
     # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
-    future = timer_end[idle & can_sleep & future_mask(timer_end, now)] - now
+    future = part.future_timer_s
     h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
     pi_a, lam_e = event_rates(lam, lam_c)
     h = capped_horizon(lam_e, h_cap)
 
-    p_sleep, p_on, p_off = costs.p_sleep_w, costs.p_on_w, costs.p_off_w
-    t_on, t_off, p_idle = nodes.t_on_s, nodes.t_off_s, nodes.p_idle_w
+    kinds = costs.kinds
     a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
     b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
-    # Lemma 2 for every unfinished or started transition, in one pass.
-    phi_up, phi_down, phi_expired, phi_optional, phi_asleep = np.split(
-        expected_unfinished(np.concatenate([a_up, b_down, t_off[expired], t_off[optional],
-                                            t_on[asleep]]), lam_e),
-        np.cumsum([len(a_up), len(b_down), len(expired), len(optional)]))
+    # Lemma 2 for every unfinished transition and every kind's whole ones, in one pass.
+    phi = expected_unfinished(np.concatenate([a_up, b_down, kinds.t_off_s, kinds.t_on_s]),
+                              lam_e)
+    n_up, n_down, n_kinds = len(up), len(down), len(kinds.t_on_s)
+    phi_up, phi_down = phi[:n_up], phi[n_up:n_up + n_down]
+    phi_off = phi[n_up + n_down:n_up + n_down + n_kinds]
+    phi_on = phi[n_up + n_down + n_kinds:]
+    # per kind: switched off now, then on (delay, eq. 33); energies over H (eq. 36)
+    off_on_d = phi_off + kinds.t_on_s
+    off_e = _segment(kinds.p_off_w, kinds.t_off_s, kinds.p_sleep_w, h)
+    on_e = _segment(kinds.p_on_w, kinds.t_on_s, kinds.p_idle_w, h)
+    idle_e, sleep_e = kinds.p_idle_w * h, kinds.p_sleep_w * h
+
+    kind = kinds.kind
+    k_expired, k_optional, k_asleep = kind[expired], kind[optional], kind[asleep]
+    t_on = nodes.t_on_s
     fixed_d = np.concatenate([
         phi_up,                                                    # U: Lemma 2
         np.zeros(len(forced)),                                     # I_f: warm
         phi_down + t_on[down],                                     # D: off, then on
-        phi_expired + t_on[expired]])                              # I_e: off now
+        off_on_d[k_expired]])                                      # I_e: off now
     fixed_e = np.concatenate([
-        _segment(p_on[up], a_up, p_idle[up], h),
-        p_idle[forced] * h,
-        _segment(p_off[down], b_down, p_sleep[down], h),
-        _segment(p_off[expired], t_off[expired], p_sleep[expired], h)])
+        _segment(costs.p_on_w[up], a_up, nodes.p_idle_w[up], h) if n_up else _NO_TIME,
+        idle_e[kind[forced]],
+        (_segment(costs.p_off_w[down], b_down, costs.p_sleep_w[down], h) if n_down
+         else _NO_TIME),
+        off_e[k_expired]])
     order = np.concatenate([optional, asleep])
-    cold_d = np.concatenate([phi_optional + t_on[optional], t_on[asleep]])
-    warm_d = np.concatenate([np.zeros(len(optional)), phi_asleep])
-    cold_e = np.concatenate([_segment(p_off[optional], t_off[optional], p_sleep[optional], h),
-                             p_sleep[asleep] * h])
-    warm_e = np.concatenate([p_idle[optional] * h,
-                             _segment(p_on[asleep], t_on[asleep], p_idle[asleep], h)])
+    cold_d = np.concatenate([off_on_d[k_optional], t_on[asleep]])
+    warm_d = np.concatenate([np.zeros(len(optional)), phi_on[k_asleep]])
+    cold_e = np.concatenate([off_e[k_optional], sleep_e[k_asleep]])
+    warm_e = np.concatenate([idle_e[k_optional], on_e[k_asleep]])
 
     # eq. 29-31 (S_max None: the platform size)
-    n_forced = len(up) + len(forced)
+    n_forced = n_up + len(forced)
     x_real = n_forced + len(order)
     s_max = nodes.size if params.s_max is None else params.s_max
     x_min = max(n_forced, min(params.s_min, x_real))
@@ -287,8 +422,11 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
         forced_idle=forced, optional=optional, asleep=asleep, expired=expired, order=order,
         fixed_d=fixed_d, fixed_e=fixed_e, cold_d=cold_d, warm_d=warm_d, cold_e=cold_e,
         warm_e=warm_e, n_forced=n_forced, m_min=x_min - n_forced, m_max=x_max - n_forced,
-        k=int(np.sum(free & (state != ns.COMPUTING))),
-        h_cap=float(h_cap), horizon=float(h), pi_a=pi_a, lam_e=lam_e)
+        k=part.k, h_cap=float(h_cap), horizon=float(h), pi_a=pi_a, lam_e=lam_e)
+
+
+#: An empty list of times or energies.
+_NO_TIME = np.zeros(0)
 
 
 def _pmf(pmf) -> np.ndarray:
@@ -324,39 +462,42 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
     each step subtracted in turn as a loop would.
     """
     m_min, m_max = s.m_min, s.m_max
-    warm = np.arange(len(s.order)) < m_min
-    vals = np.sort(np.concatenate([s.fixed_d, np.where(warm, s.warm_d, s.cold_d)]))
+    vals = np.sort(np.concatenate([s.fixed_d, s.warm_d[:m_min], s.cold_d[m_min:]]))
     first = float(np.dot(q[:s.k], vals)) if s.k else 0.0
     cold, hot = s.cold_d[m_min:m_max], s.warm_d[m_min:m_max]
     changes = np.zeros(len(cold))
-    vals = vals.tolist()
     bounds = (np.flatnonzero((cold[1:] != cold[:-1]) | (hot[1:] != hot[:-1])) + 1).tolist()
-    runs = zip([0, *bounds], [*bounds, len(cold)], strict=True) if len(cold) else ()
-    for begin, end in runs:
+    runs = list(zip([0, *bounds], [*bounds, len(cold)], strict=True)) if len(cold) else []
+    for n, (begin, end) in enumerate(runs):
         a, b = float(cold[begin]), float(hot[begin])
         if not b < a:  # nothing moves down: d-bar stays
             continue
-        lo, hi = bisect_right(vals, b), bisect_left(vals, a)  # vals[lo:hi] in (b, a)
+        # vals[lo:hi] in (b, a)
+        lo, hi = int(np.searchsorted(vals, b, "right")), int(np.searchsorted(vals, a, "left"))
         steps = end - begin
         changes[begin:end] = _run_changes(q, lo, hi, b, vals[lo:hi], a, steps)
-        # each step takes one a (the first, at the run's rank hi + step) and puts b after
-        # the b's already there
-        vals[hi:hi + steps] = []
-        vals[lo:lo] = [b] * steps
+        if n + 1 < len(runs):
+            # each step takes one a (the first, at the run's rank hi + step) and puts b
+            # after the b's already there
+            vals = np.concatenate([vals[:lo], np.full(steps, b), vals[lo:hi],
+                                   vals[hi + steps:]])
     return np.subtract.accumulate(np.concatenate([[first], changes]))
 
 
-def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: list[float], a: float,
+def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray, a: float,
                  steps: int) -> np.ndarray:
     """Drops of d-bar over ``steps`` moves of a delay from a down to b past ``between``,
     the ranks shifting by one per move: the k-th drop sums q[lo + k + i] x (the i-th gap
     of b, between..., a) in order, as :func:`crossing_change` (used above 64 delays)."""
     if hi - lo > 64:
-        return np.array([crossing_change(q, lo + k, hi + k, b, between, a)
+        passed = between.tolist()
+        return np.array([crossing_change(q, lo + k, hi + k, b, passed, a)
                          for k in range(steps)])
-    gaps = np.diff(np.array([b, *between, a]))
-    ranks = lo + np.arange(steps)[:, None] + np.arange(len(gaps))[None, :]
-    return np.add.accumulate(q[ranks] * gaps, axis=1)[:, -1]
+    gaps = np.diff(np.concatenate([[b], between, [a]])).tolist()
+    drops = q[lo:lo + steps] * gaps[0]  # the sum taken left to right, one gap at a time
+    for i, gap in enumerate(gaps[1:], start=1):
+        drops = drops + q[lo + i:lo + i + steps] * gap
+    return drops
 
 
 def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
