@@ -243,22 +243,26 @@ def _log_excess(zeta: np.ndarray, sigma: float) -> np.ndarray:
 
 def _lognormal_excess(theta: np.ndarray, sigma: float, elapsed: np.ndarray) -> np.ndarray:
     """E[D - e | D > e] for log D ~ N(theta, sigma^2); eq. 51 where e = 0."""
-    out = np.empty_like(theta)
     fresh = elapsed == 0.0
-    if fresh.any():
-        out[fresh] = np.exp(theta[fresh] + 0.5 * sigma * sigma)
-        if fresh.all():
-            return out
-    e = elapsed[~fresh]
+    if not fresh.any():
+        return _excess_after(theta, sigma, elapsed)
+    out = np.empty_like(theta)
+    out[fresh] = np.exp(theta[fresh] + 0.5 * sigma * sigma)
+    if not fresh.all():
+        out[~fresh] = _excess_after(theta[~fresh], sigma, elapsed[~fresh])
+    return out
+
+
+def _excess_after(theta: np.ndarray, sigma: float, e: np.ndarray) -> np.ndarray:
+    """E[D - e | D > e] for log D ~ N(theta, sigma^2) and e > 0 (eq. 50)."""
     log_e = np.log(e)
-    big = _log_excess((log_e - theta[~fresh]) / sigma, sigma)
+    big = _log_excess((log_e - theta) / sigma, sigma)
     small = big <= 1.0
     excess = np.empty_like(e)
     excess[small] = e[small] * np.expm1(big[small])  # E[D | D > e] close to e
     with np.errstate(over="ignore"):
         excess[~small] = np.exp(log_e[~small] + big[~small]) - e[~small]
-    out[~fresh] = excess
-    return out
+    return excess
 
 
 def remaining_times(est: Estimates, req: np.ndarray, elapsed: np.ndarray,
@@ -280,20 +284,37 @@ def remaining_times(est: Estimates, req: np.ndarray, elapsed: np.ndarray,
     request follow the module notes. Raises ValueError for a negative or non-finite
     elapsed time.
     """
-    req_a, e = np.broadcast_arrays(np.asarray(req, dtype=float),
-                                   np.asarray(elapsed, dtype=float))
-    if not np.all(np.isfinite(e) & (e >= 0.0)):
+    req_a, e = np.asarray(req, dtype=float), np.asarray(elapsed, dtype=float)
+    if req_a.shape != e.shape:
+        req_a, e = np.broadcast_arrays(req_a, e)
+    if not _all_within(e, 0.0, np.inf, low_open=False):
         raise ValueError(f"elapsed times must be finite and >= 0, got {e[~(e >= 0)][:3]}...")
+    if _all_within(req_a, params.epsilon, np.inf):  # every request usable: no masks
+        return np.maximum(_usable_remaining(est, req_a, e, params), params.epsilon)
     out = np.empty(req_a.shape)
     usable = np.isfinite(req_a) & (req_a > params.epsilon)
     total = est.m_s if est.m_s is not None else params.h_max
     out[~usable] = total - e[~usable]
-    tau, x = req_a[usable], e[usable]
-    if est.m_y is None:
-        out[usable] = np.where(x < tau, tau - x, tau)
-    else:
-        out[usable] = _lognormal_excess(np.log(tau) + est.m_y, sigma_y(est, params), x)
+    out[usable] = _usable_remaining(est, req_a[usable], e[usable], params)
     return np.maximum(out, params.epsilon)
+
+
+def _all_within(values: np.ndarray, low: float, high: float, low_open: bool = True) -> bool:
+    """Every element is above ``low`` (or at it, unless ``low_open``) and below ``high``
+    (nan is not); true of no element."""
+    if not values.size:
+        return True
+    least = values.min()
+    return bool((least > low if low_open else least >= low) and values.max() < high)
+
+
+def _usable_remaining(est: Estimates, tau: np.ndarray, x: np.ndarray,
+                      params: IconParams) -> np.ndarray:
+    """R_j of jobs with usable requests ``tau`` that have run ``x`` (before the epsilon
+    floor): eq. 50-51, or at cold start ``tau - x`` (``tau`` once past the request)."""
+    if est.m_y is None:
+        return np.where(x < tau, tau - x, tau)
+    return _lognormal_excess(np.log(tau) + est.m_y, sigma_y(est, params), x)
 
 
 def remaining_time(est: Estimates, req_time_s: float, elapsed_s: float,

@@ -431,7 +431,7 @@ _NO_TIME = np.zeros(0)
 
 def _pmf(pmf) -> np.ndarray:
     p = np.asarray(pmf, dtype=float).ravel()
-    if not np.all(np.isfinite(p)) or np.any(p < 0.0):
+    if len(p) and not (p.min() >= 0.0 and p.max() < np.inf):  # nan fails both
         raise ValueError(f"pmf must be finite and >= 0 (p_1..p_N), got {p.tolist()[:8]}")
     return p
 
@@ -500,6 +500,26 @@ def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray,
     return drops
 
 
+#: The drop of E(x) before the first step (E(x_min) itself).
+_NO_STEP = np.zeros(1)
+
+
+def _lexicographic_first(keys: tuple[np.ndarray, ...]) -> int:
+    """The candidate that is smallest by ``keys[0]``, ties broken by the next keys (eq. 39's
+    lexicographic minimum; as ``np.lexsort(keys[::-1])[0]``, nan after every number). A
+    unique minimum of the first key is the answer without sorting."""
+    first = keys[0]
+    best = int(np.argmin(first))  # a nan, if any, comes first here
+    if first[best] == first[best] and np.count_nonzero(first == first[best]) == 1:
+        return best
+    return int(np.lexsort(keys[::-1])[0])
+
+
+def _ascending(*ids: np.ndarray) -> tuple[int, ...]:
+    """The node ids of ``ids`` together, ascending."""
+    return tuple(np.sort(np.concatenate(ids)).tolist())
+
+
 def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
                         pmf, params: IconParams, exclude: Sequence[int] = (),
                         energy_weight: EnergyWeight | None = None) -> SpareResult:
@@ -540,11 +560,11 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)
     steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
     base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
-    e = base_e + np.concatenate([[0.0], np.cumsum(steps)])
+    e = base_e + np.concatenate([_NO_STEP, np.cumsum(steps)])
     beta = params.beta if energy_weight is None else params.beta * energy_weight(now, s.horizon)
     j = params.alpha * w + beta * e
     xs = np.arange(s.m_min, s.m_max + 1) + s.n_forced
-    best = int(np.lexsort((xs, e, w, j))[0])
+    best = _lexicographic_first((j, w, e, xs))
     m = s.m_min + best
     n_opt = len(s.optional)
     kept = s.optional[:min(m, n_opt)]
@@ -553,7 +573,7 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     return SpareResult(
         x=int(xs[best]), w=float(w[best]), e=float(e[best]), j=float(j[best]),
         horizon=s.horizon, h_cap=s.h_cap, pi_a=s.pi_a, lam_e=s.lam_e, k=s.k,
-        wake=tuple(sorted(s.asleep[:max(m - n_opt, 0)].tolist())),
-        switch_off=tuple(sorted(s.expired.tolist() + s.optional[len(kept):].tolist())),
-        keep=tuple(sorted(s.forced_idle.tolist() + kept.tolist())),
+        wake=_ascending(s.asleep[:max(m - n_opt, 0)]),
+        switch_off=_ascending(s.expired, s.optional[len(kept):]),
+        keep=_ascending(s.forced_idle, kept),
         candidates=xs, j_values=j, w_values=w, e_values=e)
