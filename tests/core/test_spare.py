@@ -366,3 +366,19 @@ def test_setting_by_node_kind_equals_the_node_by_node_costs(seed):
     assert len(costs.kinds.t_on_s) <= 2 * len(kinds)
     for name, value in want.items():
         assert same_doubles(getattr(got, name), value), name
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lexicographic_first_is_the_first_of_lexsort(seed):
+    """eq. 39's lexicographic minimum without a sort equals np.lexsort's first, with ties
+    (0 and -0 included), nan and inf in the first keys."""
+    from snficon.core.spare import _lexicographic_first
+
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        pool = [0.0, -0.0, 1.0, 2.0, math.inf, math.nan] if seed % 2 else [1.0, 2.0, 3.5]
+        keys = tuple(rng.choice(pool, size=n) for _ in range(3)) + (np.arange(n) + 4,)
+        if seed % 3 == 0:
+            keys = (rng.uniform(size=n),) + keys[1:]
+        assert _lexicographic_first(keys) == int(np.lexsort(keys[::-1])[0])
