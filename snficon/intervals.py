@@ -7,9 +7,15 @@ sets in its messages and output files, the adapter turns decisions into them
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import numpy as np
+
+_ID = r"(?:0|[1-9][0-9]*)"
+#: A resource set written as Batsim writes one: plain decimal ids, one space between
+#: intervals (with increasing, non-adjacent intervals, checked apart, it is canonical).
+_CANONICAL_TEXT = re.compile(rf"{_ID}(?:-{_ID})?(?: {_ID}(?:-{_ID})?)*", re.ASCII)
 
 
 def parse_resources(text: str) -> tuple[np.ndarray, str]:
@@ -33,27 +39,25 @@ def parse_resources(text: str) -> tuple[np.ndarray, str]:
             return np.array([first], dtype=np.int64), str(first)
         return np.arange(first, last + 1, dtype=np.int64), f"{first}-{last}"
     ids: list[int] = []
-    pieces: list[str] = []
-    canonical, previous = True, -2
+    ordered, previous = True, -2
     for token in tokens:
         low, sep, high = token.partition("-")
         first = int(low)
         last = int(high) if sep else first
         if first < 0 or last < first:
             raise ValueError(f"bad interval {token!r}")
-        canonical = canonical and first > previous + 1
+        ordered = ordered and first > previous + 1 and (first < last or not sep)
         previous = last
-        if first == last:
-            ids.append(first)
-            pieces.append(str(first))
-        else:
+        if sep:
             ids.extend(range(first, last + 1))
-            pieces.append(f"{first}-{last}")
+        else:
+            ids.append(first)
     nodes = np.array(ids, dtype=np.int64)
-    if not canonical:
+    if ordered and _CANONICAL_TEXT.fullmatch(text):  # already Batsim's text: keep it
+        return nodes, text
+    if not ordered:
         nodes = np.unique(nodes)
-        return nodes, format_resources(nodes)
-    return nodes, " ".join(pieces)
+    return nodes, format_resources(nodes)
 
 
 def intervals(nodes: Iterable[int]) -> list[tuple[int, int]]:
