@@ -24,9 +24,10 @@ from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
 from snficon.core.plan import (
     NodeChoice,
-    PlannedJob,
-    easy_gap_plan,
+    Plan,
     easy_plan,
+    lazy_easy_gap_plan,
+    lazy_sequential_plan,
     release_map,
     sequential_plan,
 )
@@ -155,12 +156,19 @@ class SnfOrder:
         return dispatch_snf(view)
 
     def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-             durations: Sequence[float], now: float) -> list[PlannedJob]:
-        return sequential_plan(nodes, release, jobs, durations, now)
+             durations: Sequence[float], now: float) -> Plan:
+        """The sequential plan, each job planned when first read (:class:`Plan`)."""
+        return lazy_sequential_plan(nodes, release, jobs, durations, now)
+
+
+def _lazy_easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                    durations: Sequence[float], now: float) -> Plan:
+    """:func:`easy_plan` as a :class:`Plan`, made whole when first read."""
+    return Plan(iter(easy_plan(nodes, release, jobs, durations, now)), monotone=False)
 
 
 #: FCFS/EASY's future plans, by the ``easy_plan`` option (:class:`EasyParams`).
-EASY_PLANS = {"gaps": easy_gap_plan, "head": easy_plan}
+EASY_PLANS = {"gaps": lazy_easy_gap_plan, "head": _lazy_easy_plan}
 
 
 @dataclass(frozen=True)
@@ -175,5 +183,5 @@ class EasyOrder:
         return dispatch_fcfs_easy(view)
 
     def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-             durations: Sequence[float], now: float) -> list[PlannedJob]:
+             durations: Sequence[float], now: float) -> Plan:
         return EASY_PLANS[self.params.easy_plan](nodes, release, jobs, durations, now)

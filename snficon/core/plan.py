@@ -11,13 +11,13 @@ job) and :func:`easy_plan` (the head's reservation alone).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.clock import unexpired_mask
+from snficon.core.clock import is_future, unexpired_mask
 from snficon.core.view import NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
@@ -161,29 +161,143 @@ def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Queued
     planned duration of each job (requested time for the baselines, eq. 46
     for SNF-ICON). Planning stops at the first job that cannot get enough
     plannable nodes. ``choice``: the node-choice keys of ``nodes`` at ``now``, when the
-    caller has them already.
+    caller has them already. :func:`lazy_sequential_plan` is the same plan read job by job.
     """
-    release = release.copy()
+    return list(_sequential_jobs(nodes, release.copy(), jobs, durations, now, choice))
+
+
+def _sequential_jobs(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                     durations: Sequence[float], now: float,
+                     choice: NodeChoice | None) -> Iterator[PlannedJob]:
+    """The jobs of :func:`sequential_plan` one at a time; ``release`` (a copy the
+    caller gives away) is updated as they are planned."""
     barrier = now
-    plan: list[PlannedJob] = []
     # The k-th smallest finite release is the k-th smallest release (inf and nan sort
     # last); a planned job's nodes were finite and stay so unless its finish is not.
     finite = int(np.count_nonzero(np.isfinite(release)))
     if jobs and choice is None:
         choice = NodeChoice.of(nodes, now)
     for job, duration in zip(jobs, durations, strict=True):
-        if job.res > finite:
-            break
-        kth = np.partition(release, job.res - 1)[job.res - 1]
-        start = max(barrier, float(kth))
-        chosen = choice.choose(release, start, job.res)
+        res = job.res
+        if res > finite:
+            return
+        ordered = release.copy()
+        ordered.partition(res - 1)
+        start = max(barrier, float(ordered[res - 1]))
+        chosen = choice.choose(release, start, res)
         finish = start + duration
         release[chosen] = finish
         if not math.isfinite(finish):
             finite -= len(chosen)
-        plan.append(PlannedJob(job=job, start=start, finish=finish, nodes=chosen))
+        yield PlannedJob(job=job, start=start, finish=finish, nodes=chosen)
         barrier = start
-    return plan
+
+
+#: Durations up to this (s), and finite releases up to this, cannot overflow a planned
+#: finish: :func:`planned_count` counts the plan without making it.
+SAFE_TIME_S = 1e300
+
+
+def planned_count(release: np.ndarray, jobs: Sequence[QueuedJob],
+                  durations: Sequence[float], now: float) -> int | None:
+    """How many jobs :func:`sequential_plan` places, without planning them (None when
+    that cannot be known so).
+
+    Planning stops at the first job needing more nodes than have a finite release
+    (Definition 6); a planned job's nodes stay finite when its finish is, which is
+    certain when every duration is in [0, :data:`SAFE_TIME_S`] and so are ``now`` and
+    every finite release (a start is at most a release or an earlier finish, so no sum
+    overflows). So the count is the number of jobs before the first with ``r_j`` > the
+    number of finite releases.
+    """
+    if len(jobs) != len(durations) or len(jobs) > 10**6 or not abs(now) <= SAFE_TIME_S:
+        return None
+    finite = int(np.count_nonzero(np.abs(release) <= SAFE_TIME_S))
+    if finite + int(np.count_nonzero(release == math.inf)) != len(release):
+        return None  # a release is nan, -inf or too large to sum safely
+    if not all(0.0 <= duration <= SAFE_TIME_S for duration in durations):
+        return None
+    for k, job in enumerate(jobs):
+        if job.res > finite:
+            return k
+    return len(jobs)
+
+
+class Plan(Sequence[PlannedJob]):
+    """A future plan whose jobs are made when first read (a read-only sequence).
+
+    ``monotone``: the planned starts never decrease along the plan (the
+    sequential plan of Definition 6: s_{k+1} >= b_{k+1} = s_k), so a reader that
+    needs only the jobs starting before some time may stop at the first one
+    starting later (:func:`decisive_wake_times`, the IPM keep rule).
+    ``length``: the number of planned jobs when it is known without planning
+    (:func:`planned_count`), else None (``len`` then makes the whole plan).
+    A plan compares equal to a list of the same jobs.
+    """
+
+    def __init__(self, jobs: Iterator[PlannedJob], *, monotone: bool,
+                 length: int | None = None) -> None:
+        self._source: Iterator[PlannedJob] | None = jobs
+        self._made: list[PlannedJob] = []
+        self._length = length
+        self.monotone = monotone
+
+    def _make(self, count: int | None) -> None:
+        """Make the jobs up to ``count`` (None: all)."""
+        source, made = self._source, self._made
+        if source is None:
+            return
+        for planned in source:
+            made.append(planned)
+            if count is not None and len(made) >= count:
+                return
+        self._source = None
+
+    def __iter__(self) -> Iterator[PlannedJob]:
+        made = self._made
+        k = 0
+        while True:
+            if k < len(made):
+                yield made[k]
+                k += 1
+            elif self._source is None:
+                return
+            else:
+                self._make(k + 1)
+
+    def __len__(self) -> int:
+        if self._length is None:
+            self._make(None)
+            self._length = len(self._made)
+        return self._length
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice) or index < 0:
+            self._make(None)
+        else:
+            self._make(index + 1)
+        return self._made[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Plan | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Plan({list(self)!r})"
+
+
+def lazy_sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                         durations: Sequence[float], now: float) -> Plan:
+    """:func:`sequential_plan` as a :class:`Plan` (monotone): each job is planned when
+    first read, so a reader that stops early does not plan the rest of the queue."""
+    jobs, durations = list(jobs), list(durations)
+    release = release.copy()  # the caller may change its map after this call
+    length = planned_count(release, jobs, durations, now)
+    return Plan(_sequential_jobs(nodes, release, jobs, durations, now, None), monotone=True,
+                length=length)
 
 
 def easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
@@ -266,6 +380,44 @@ def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]
     return dict(zip(woken.tolist(), earliest[woken].tolist(), strict=True))
 
 
+def decisive_wake_times(nodes: NodeTable, plan: Sequence[PlannedJob],
+                        now: float) -> dict[int, float]:
+    r"""The wake times of eq. 15-16 (:func:`wake_times`) that decide an invocation at
+    ``now``: every one that is due, and the earliest future one.
+
+    A monotone :class:`Plan` is read only while a later job could add either:
+    its nodes' first use is their earliest (so their wake time is final), and
+    once a job starts at s with :math:`s - \max_i L^{\uparrow}_i` in the future
+    and no earlier than the earliest future wake time found, no later job can
+    add a due wake nor an earlier one. Other plans give :func:`wake_times`.
+    """
+    state = nodes.state
+    asleep = (state == ns.SLEEPING) | (state == ns.SWITCHING_OFF)
+    if not plan or not asleep.any():
+        return {}
+    if not (isinstance(plan, Plan) and plan.monotone):
+        return wake_times(nodes, plan)
+    t_on = nodes.t_on_s.tolist()
+    unseen = set(np.flatnonzero(asleep).tolist())
+    latest_on = max(t_on[i] for i in unseen)
+    wakes: dict[int, float] = {}
+    earliest_future = math.inf
+    for planned in plan:
+        start = planned.start
+        bound = start - latest_on
+        if is_future(bound, now) and bound >= earliest_future:
+            break
+        for i in planned.nodes.tolist():
+            if i in unseen:
+                unseen.discard(i)
+                when = wakes[i] = start - t_on[i]
+                if is_future(when, now) and when < earliest_future:
+                    earliest_future = when
+        if not unseen:
+            break
+    return dict(sorted(wakes.items()))
+
+
 #: Times this close are equal in the hole search (the authors' code's epsilon).
 GAP_EPS_S = 1e-9
 #: Largest (candidate times x busy entries) array of one step of the hole search.
@@ -331,6 +483,28 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
         plan.append(PlannedJob(job=planned.job, start=start, finish=start + duration,
                                nodes=chosen))
     return plan
+
+
+def lazy_easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                       durations: Sequence[float], now: float) -> Plan:
+    """:func:`easy_gap_plan` as a :class:`Plan`, made whole when first read.
+
+    Its length is known without planning (:func:`planned_count`): the hole search
+    of step 4 always succeeds once every duration is finite and >= 0 (at the
+    latest candidate time every node with a finite release is free, since each
+    booking ends by then), so the plan places the jobs its sequential seed does.
+    A reader that needs no job (no node asleep, no idle timer expired) plans nothing.
+    """
+    jobs, durations = list(jobs), list(durations)
+    release = release.copy()
+    length = planned_count(release, jobs, durations, now)
+    return Plan(_deferred(easy_gap_plan, nodes, release, jobs, durations, now),
+                monotone=False, length=length)
+
+
+def _deferred(make: Callable[..., list[PlannedJob]], *args: object) -> Iterator[PlannedJob]:
+    """The jobs of ``make(*args)``, called when the first one is read."""
+    yield from make(*args)
 
 
 class _Timeline:
