@@ -10,6 +10,7 @@ job) and :func:`easy_plan` (the head's reservation alone).
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -463,19 +464,22 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
     head = seed[0]
     timeline.book(head.nodes, head.start, head.finish)
     plan = [head]
+    cleared = _Cleared()
     for planned in seed[1:]:
         duration = planned.finish - planned.start
         placed = None
         if now + GAP_EPS_S < planned.start:
-            placed = _first_hole(choice, timeline, planned.job.res, duration, now,
-                                 planned.start)
+            count = planned.job.res
+            placed, clear = _first_hole(choice, timeline, count, duration, now,
+                                        planned.start, cleared.below(count, duration))
+            cleared.add(count, duration, clear)
             if placed is not None and not placed[0] + GAP_EPS_S < planned.start:
                 placed = None
         if placed is None and timeline.free_over(planned.nodes, planned.start, planned.finish):
             placed = (planned.start, planned.nodes)
         if placed is None:
-            placed = _first_hole(choice, timeline, planned.job.res, duration,
-                                 planned.start, np.inf)
+            placed, _ = _first_hole(choice, timeline, planned.job.res, duration,
+                                    planned.start, np.inf)
             if placed is None:
                 break
         start, chosen = placed
@@ -518,8 +522,9 @@ class _Timeline:
 
     def __init__(self, release: np.ndarray, now: float, capacity: int = 8) -> None:
         self.release = release
-        self.sorted_release = np.sort(release[np.isfinite(release)])
-        self._times = np.unique(np.append(self.sorted_release, float(now)))
+        #: The finite releases, ascending (a list: bisected, never computed on).
+        self.sorted_release: list[float] = np.sort(release[np.isfinite(release)]).tolist()
+        self._times: list[float] = sorted(set(self.sorted_release) | {float(now)})
         capacity = max(capacity, 1)
         self._member = np.zeros((capacity, len(release)), dtype=np.float32)
         self._start = np.empty(capacity)
@@ -538,8 +543,9 @@ class _Timeline:
     def member(self) -> np.ndarray:
         return self._member[:self.jobs]
 
-    def candidate_times(self) -> np.ndarray:
-        """The finite releases, ``now`` and the finishes booked so far: sorted, each once."""
+    def candidate_times(self) -> list[float]:
+        """The finite releases, ``now`` and the finishes booked so far: sorted, each once
+        (the timeline's own list: read, do not change)."""
         return self._times
 
     def book(self, ids: np.ndarray, start: float, end: float) -> None:
@@ -555,10 +561,11 @@ class _Timeline:
         self._start[row] = start
         self._end[row] = end
         self.jobs = row + 1
-        if np.isfinite(end):
-            at = int(np.searchsorted(self._times, end))
-            if at == len(self._times) or self._times[at] != end:
-                self._times = np.insert(self._times, at, end)
+        if math.isfinite(end):
+            times = self._times
+            at = bisect.bisect_left(times, end)
+            if at == len(times) or times[at] != end:
+                times.insert(at, end)
 
     def blocked(self, t: float, duration: float) -> np.ndarray:
         """Mask of the nodes a job of ``duration`` may not use from ``t``: busy at ``t``
@@ -603,32 +610,71 @@ class _Timeline:
 
 
 def _first_hole(choice: NodeChoice, timeline: _Timeline, count: int, duration: float,
-                earliest: float, latest: float) -> tuple[float, np.ndarray] | None:
+                earliest: float, latest: float, skip_below: float = -math.inf,
+                ) -> tuple[tuple[float, np.ndarray] | None, float]:
     """The earliest candidate time in [earliest, latest) with ``count`` nodes free for
-    ``duration`` from then, and the nodes :func:`choose_nodes` picks there."""
+    ``duration`` from then, and the nodes :func:`choose_nodes` picks there; and the
+    time below which no candidate time has such a hole (the hole's time, or the end
+    of the range searched).
+
+    ``skip_below``: a time below which no candidate has a hole, known beforehand
+    (:class:`_Cleared`); those candidates are not tried.
+    """
     times = timeline.candidate_times()  # the ones in [earliest, latest) (with the
     # tolerance), and earliest itself, sorted and each once
-    times = times[np.searchsorted(times, earliest - GAP_EPS_S):
-                  np.searchsorted(times, latest - GAP_EPS_S)]
-    at = int(np.searchsorted(times, earliest))
+    upto = latest - GAP_EPS_S
+    times = times[bisect.bisect_left(times, earliest - GAP_EPS_S):
+                  bisect.bisect_left(times, upto)]
+    at = bisect.bisect_left(times, earliest)
     if at == len(times) or times[at] != earliest:
-        times = np.insert(times, at, earliest)
-    # Booked jobs only take nodes away: skip the times with too few released nodes.
-    released = np.searchsorted(timeline.sorted_release, times, side="right")
-    times = times[released >= count]
+        times.insert(at, earliest)
+    # Booked jobs only take nodes away: skip the times with fewer than count released
+    # nodes, i.e. before the count-th release (times are sorted).
+    if count > len(timeline.sorted_release):
+        return None, upto
+    times = times[bisect.bisect_left(times, max(timeline.sorted_release[count - 1],
+                                                skip_below)):]
     # The times are tried in order, a growing batch at a time (one array operation per
     # batch, of at most HOLE_BATCH_CELLS cells).
     size = len(timeline.release)
     width = size + timeline.jobs
     first, batch = 0, max(4, FIRST_BATCH_CELLS // width)
     while first < len(times):
-        chunk = times[first:first + batch]
+        chunk = np.array(times[first:first + batch])
         blocked = timeline.blocked_at(chunk, duration)
         fits = np.flatnonzero(size - np.count_nonzero(blocked, axis=1) >= count)
         if len(fits):
             t = float(chunk[fits[0]])
             release = np.where(blocked[fits[0]], np.inf, timeline.previous_end(t))
-            return t, choice.choose(release, t, count)
+            return (t, choice.choose(release, t, count)), t
         first += len(chunk)
         batch = max(1, min(4 * batch, HOLE_BATCH_CELLS // width))
-    return None
+    return None, upto
+
+
+class _Cleared:
+    r"""What the hole searches from ``now`` of one plan proved: for a job of ``count``
+    nodes and ``duration``, no candidate time below ``clear`` has a hole.
+
+    It holds for any later job needing at least as many nodes for at least as long
+    (the bookings only grow, and so do the candidate times). Let t' < clear be such a
+    job's hole and t'' the latest candidate time <= t' when the proof was made: no
+    release nor booked end lies in (t'', t'], so a node busy at t'' or booked from
+    (t'', t'] is busy at t', and a booking after t' that clashes with [t'', t'' + D)
+    clashes with [t', t' + D') (D <= D'). Every node free for the later job at t' was
+    free at t'' then, so t'' would have been a hole of the first job, below ``clear``.
+    """
+
+    def __init__(self) -> None:
+        self._clear: dict[tuple[int, float], float] = {}
+
+    def add(self, count: int, duration: float, clear: float) -> None:
+        """Record a search from ``now`` for ``count`` nodes and ``duration``."""
+        key = (count, duration)
+        if clear > self._clear.get(key, -math.inf):
+            self._clear[key] = clear
+
+    def below(self, count: int, duration: float) -> float:
+        """The time below which a job of ``count`` nodes and ``duration`` has no hole."""
+        return max((clear for (c, d), clear in self._clear.items()
+                    if c <= count and d <= duration), default=-math.inf)
