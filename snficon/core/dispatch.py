@@ -30,6 +30,7 @@ from snficon.core.plan import (
     lazy_sequential_plan,
     release_map,
     sequential_plan,
+    state_groups,
 )
 from snficon.core.view import ClusterView, JobStart, NodeTable, QueuedJob
 
@@ -45,25 +46,38 @@ class Dispatch:
         self._state = view.nodes.state
         self._release_req = view.nodes.release_req_s
         self._choice: NodeChoice | None = None
+        self._idle_count = state_groups(view.nodes).counts[ns.IDLE]
+        #: (exclude, idle nodes outside it) of the last exclusion asked, until a start
+        self._outside: tuple[np.ndarray, int] | None = None
 
     def idle(self) -> np.ndarray:
         return np.flatnonzero(self._state == ns.IDLE)
 
+    def _free(self, exclude: np.ndarray | None) -> int:
+        """How many idle nodes are not in ``exclude``: the most a start can take."""
+        if exclude is None or not len(exclude) or not self._idle_count:
+            return self._idle_count
+        if self._outside is None or self._outside[0] is not exclude:
+            allowed = self._state == ns.IDLE
+            allowed[exclude] = False
+            self._outside = (exclude, int(np.count_nonzero(allowed)))
+        return self._outside[1]
+
     def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
-        idle = self._state == ns.IDLE
-        if np.count_nonzero(idle) < job.res:
+        if self._free(exclude) < job.res:
             return False
+        idle = self._state == ns.IDLE
         idle_release = np.where(idle, self.now, np.inf)
         if self._choice is None:  # the keys of the view's nodes: starts only take idle ones
             self._choice = NodeChoice.of(self.nodes, self.now)
         chosen = self._choice.choose(idle_release, self.now, job.res, exclude)
-        if len(chosen) < job.res:
-            return False
         if not self.starts:
             self._state, self._release_req = self._state.copy(), self._release_req.copy()
         self._state[chosen] = ns.COMPUTING
         self._release_req[chosen] = self.now + job.req_time_s
+        self._idle_count -= len(chosen)
+        self._outside = None
         self.starts.append(JobStart(job.job_id, tuple(int(n) for n in chosen)))
         return True
 

@@ -22,14 +22,22 @@ from snficon.core.clock import due_mask, future_mask, is_due
 from snficon.core.diagnostics import Diagnostics
 from snficon.core.params import IpmParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import Plan, PlannedJob, decisive_wake_times, release_map
+from snficon.core.plan import (
+    Plan,
+    PlannedJob,
+    decisive_wake_times,
+    release_map,
+    state_groups,
+)
 from snficon.core.view import ClusterView, Decisions, NodeTable
 
 
 def expired_idle_nodes(nodes: NodeTable, now: float, timeout_s: float) -> np.ndarray:
     """Idle nodes whose idle timer (``timeout_s`` since they became idle) expired: I_e(t)."""
-    idle = nodes.state == ns.IDLE
-    return np.flatnonzero(idle & due_mask(nodes.idle_since_s + timeout_s, now))
+    groups = state_groups(nodes)
+    if not groups.counts[ns.IDLE]:
+        return np.flatnonzero(groups.idle)
+    return np.flatnonzero(groups.idle & due_mask(nodes.idle_since_s + timeout_s, now))
 
 
 def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
@@ -66,8 +74,13 @@ def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float,
 
     ``leaving``: idle nodes being switched off now, whose timers no longer count.
     """
-    idle = nodes.state == ns.IDLE
-    idle[list(leaving)] = False
+    groups = state_groups(nodes)
+    if not groups.counts[ns.IDLE]:
+        return None
+    idle = groups.idle
+    if len(leaving):
+        idle = idle.copy()
+        idle[list(leaving)] = False
     timers = nodes.idle_since_s[idle] + timeout_s
     future = timers[future_mask(timers, now)]
     return float(future.min()) if len(future) else None

@@ -25,6 +25,46 @@ from snficon.core.view import NodeTable, QueuedJob
 STATE_RANK = np.array([1, 0, 2, 3, 3])  # indexed by NodeState
 
 
+@dataclass(frozen=True)
+class StateGroups:
+    """The partition of one node table by state (Definition 1: C, I, U, D, S), found
+    once per table (:func:`state_groups`): a read-only mask per state, how many nodes
+    each holds, and the state-only keys of the node choice (:class:`NodeChoice`)."""
+
+    computing: np.ndarray
+    idle: np.ndarray
+    switching_on: np.ndarray
+    switching_off: np.ndarray
+    sleeping: np.ndarray
+    counts: tuple[int, int, int, int, int]
+    awake: np.ndarray
+    asleep: np.ndarray
+    rank: np.ndarray
+    later_idle: np.ndarray
+
+    @classmethod
+    def of(cls, nodes: NodeTable) -> StateGroups:
+        state = nodes.state
+        masks = [state == code for code in range(len(ns.NodeState))]
+        asleep = masks[ns.SLEEPING] | masks[ns.SWITCHING_OFF]
+        made = [*masks, ~asleep, asleep, STATE_RANK[state],
+                np.where(masks[ns.IDLE], -nodes.idle_since_s, np.inf)]
+        for array in made:
+            array.setflags(write=False)
+        counts = tuple(int(n) for n in np.bincount(state, minlength=len(ns.NodeState)))
+        return cls(computing=made[0], idle=made[1], switching_on=made[2],
+                   switching_off=made[3], sleeping=made[4], counts=counts,  # type: ignore[arg-type]
+                   awake=made[5], asleep=made[6], rank=made[7], later_idle=made[8])
+
+
+def state_groups(nodes: NodeTable) -> StateGroups:
+    """The :class:`StateGroups` of ``nodes``, remembered by the (immutable) table."""
+    groups = nodes.__dict__.get("_state_groups")
+    if groups is None:
+        groups = nodes.__dict__["_state_groups"] = StateGroups.of(nodes)
+    return groups
+
+
 def release_map(nodes: NodeTable, now: float) -> np.ndarray:
     """Earliest time each node can start a job (SPEC 5, PSAS release map).
 
@@ -32,22 +72,22 @@ def release_map(nodes: NodeTable, now: float) -> np.ndarray:
     once the job is past its request. Sleeping: now + T_on. Switching off:
     end of the switch-off + T_on. Switching on: end of the switch-on.
     """
-    state = nodes.state
-    release = np.where(state == ns.IDLE, float(now), np.inf)
-    present = np.bincount(state, minlength=len(ns.NodeState))
+    groups = state_groups(nodes)
+    release = np.where(groups.idle, float(now), np.inf)
+    present = groups.counts
     if present[ns.COMPUTING]:
-        computing = state == ns.COMPUTING
+        computing = groups.computing
         ends = nodes.release_req_s[computing]
         # past its request, or no request known (nan): never
         release[computing] = np.where(unexpired_mask(ends, now), ends, np.inf)
     if present[ns.SLEEPING]:
-        sleeping = state == ns.SLEEPING
+        sleeping = groups.sleeping
         release[sleeping] = now + nodes.t_on_s[sleeping]
     if present[ns.SWITCHING_OFF]:
-        off = state == ns.SWITCHING_OFF
+        off = groups.switching_off
         release[off] = np.maximum(nodes.transition_end_s[off], now) + nodes.t_on_s[off]
     if present[ns.SWITCHING_ON]:
-        on = state == ns.SWITCHING_ON
+        on = groups.switching_on
         release[on] = np.maximum(nodes.transition_end_s[on], now)
     return release
 
@@ -89,14 +129,17 @@ class NodeChoice:
 
     @classmethod
     def of(cls, nodes: NodeTable, now: float) -> NodeChoice:
-        """The node-choice keys of ``nodes`` at ``now``."""
-        state = nodes.state
-        idle = state == ns.IDLE
-        return cls(p_idle_w=nodes.p_idle_w,
-                   committed_j=committed_energy(nodes, now),
-                   idle=idle, awake=(state != ns.SLEEPING) & (state != ns.SWITCHING_OFF),
-                   rank=STATE_RANK[state],
-                   later_idle=np.where(idle, -nodes.idle_since_s, np.inf))
+        """The node-choice keys of ``nodes`` at ``now`` (remembered by the table for the
+        last ``now`` asked)."""
+        cached = nodes.__dict__.get("_node_choice")
+        if cached is not None and cached[0] == now:
+            return cached[1]
+        groups = state_groups(nodes)
+        choice = cls(p_idle_w=nodes.p_idle_w, committed_j=committed_energy(nodes, now),
+                     idle=groups.idle, awake=groups.awake, rank=groups.rank,
+                     later_idle=groups.later_idle)
+        nodes.__dict__["_node_choice"] = (now, choice)
+        return choice
 
     def choose(self, release: np.ndarray, start: float, count: int,
                exclude: np.ndarray | None = None) -> np.ndarray:
@@ -126,15 +169,15 @@ def committed_energy(nodes: NodeTable, now: float) -> np.ndarray:
     rest of the switch-off at E_off / T_off, then a whole switch-on (E_on).
     Sleeping: E_on. Idle and computing nodes: 0.
     """
-    state = nodes.state
-    energy = np.where(state == ns.SLEEPING, nodes.e_on_j, 0.0)
-    present = np.bincount(state, minlength=len(ns.NodeState))
+    groups = state_groups(nodes)
+    energy = np.where(groups.sleeping, nodes.e_on_j, 0.0)
+    present = groups.counts
     if present[ns.SWITCHING_ON]:
-        on = state == ns.SWITCHING_ON
+        on = groups.switching_on
         left = np.maximum(nodes.transition_end_s[on] - now, 0.0)
         energy[on] = nodes.e_on_j[on] / nodes.t_on_s[on] * left
     if present[ns.SWITCHING_OFF]:
-        off = state == ns.SWITCHING_OFF
+        off = groups.switching_off
         left = np.maximum(nodes.transition_end_s[off] - now, 0.0)
         energy[off] = nodes.e_off_j[off] / nodes.t_off_s[off] * left + nodes.e_on_j[off]
     return energy
@@ -294,6 +337,8 @@ def lazy_sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Q
                          durations: Sequence[float], now: float) -> Plan:
     """:func:`sequential_plan` as a :class:`Plan` (monotone): each job is planned when
     first read, so a reader that stops early does not plan the rest of the queue."""
+    if not jobs:
+        return Plan(iter(()), monotone=True, length=0)
     jobs, durations = list(jobs), list(durations)
     release = release.copy()  # the caller may change its map after this call
     length = planned_count(release, jobs, durations, now)
@@ -392,10 +437,10 @@ def decisive_wake_times(nodes: NodeTable, plan: Sequence[PlannedJob],
     and no earlier than the earliest future wake time found, no later job can
     add a due wake nor an earlier one. Other plans give :func:`wake_times`.
     """
-    state = nodes.state
-    asleep = (state == ns.SLEEPING) | (state == ns.SWITCHING_OFF)
-    if not plan or not asleep.any():
+    groups = state_groups(nodes)
+    if not (groups.counts[ns.SLEEPING] or groups.counts[ns.SWITCHING_OFF]) or not plan:
         return {}
+    asleep = groups.asleep
     if not (isinstance(plan, Plan) and plan.monotone):
         return wake_times(nodes, plan)
     t_on = nodes.t_on_s.tolist()
@@ -499,6 +544,8 @@ def lazy_easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Que
     booking ends by then), so the plan places the jobs its sequential seed does.
     A reader that needs no job (no node asleep, no idle timer expired) plans nothing.
     """
+    if not jobs:
+        return Plan(iter(()), monotone=False, length=0)
     jobs, durations = list(jobs), list(durations)
     release = release.copy()
     length = planned_count(release, jobs, durations, now)
