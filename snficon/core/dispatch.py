@@ -72,6 +72,8 @@ class Dispatch:
         if self._choice is None:  # the keys of the view's nodes: starts only take idle ones
             self._choice = NodeChoice.of(self.nodes, self.now)
         chosen = self._choice.choose(idle_release, self.now, job.res, exclude)
+        if len(chosen) < job.res:
+            return False
         if not self.starts:
             self._state, self._release_req = self._state.copy(), self._release_req.copy()
         self._state[chosen] = ns.COMPUTING
