@@ -24,11 +24,13 @@ from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
 from snficon.core.plan import (
     NodeChoice,
-    PlannedJob,
-    easy_gap_plan,
+    Plan,
     easy_plan,
+    lazy_easy_gap_plan,
+    lazy_sequential_plan,
     release_map,
     sequential_plan,
+    state_groups,
 )
 from snficon.core.view import ClusterView, JobStart, NodeTable, QueuedJob
 
@@ -44,15 +46,28 @@ class Dispatch:
         self._state = view.nodes.state
         self._release_req = view.nodes.release_req_s
         self._choice: NodeChoice | None = None
+        self._idle_count = state_groups(view.nodes).counts[ns.IDLE]
+        #: (exclude, idle nodes outside it) of the last exclusion asked, until a start
+        self._outside: tuple[np.ndarray, int] | None = None
 
     def idle(self) -> np.ndarray:
         return np.flatnonzero(self._state == ns.IDLE)
 
+    def _free(self, exclude: np.ndarray | None) -> int:
+        """How many idle nodes are not in ``exclude``: the most a start can take."""
+        if exclude is None or not len(exclude) or not self._idle_count:
+            return self._idle_count
+        if self._outside is None or self._outside[0] is not exclude:
+            allowed = self._state == ns.IDLE
+            allowed[exclude] = False
+            self._outside = (exclude, int(np.count_nonzero(allowed)))
+        return self._outside[1]
+
     def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
-        idle = self._state == ns.IDLE
-        if np.count_nonzero(idle) < job.res:
+        if self._free(exclude) < job.res:
             return False
+        idle = self._state == ns.IDLE
         idle_release = np.where(idle, self.now, np.inf)
         if self._choice is None:  # the keys of the view's nodes: starts only take idle ones
             self._choice = NodeChoice.of(self.nodes, self.now)
@@ -63,6 +78,8 @@ class Dispatch:
             self._state, self._release_req = self._state.copy(), self._release_req.copy()
         self._state[chosen] = ns.COMPUTING
         self._release_req[chosen] = self.now + job.req_time_s
+        self._idle_count -= len(chosen)
+        self._outside = None
         self.starts.append(JobStart(job.job_id, tuple(int(n) for n in chosen)))
         return True
 
@@ -155,12 +172,19 @@ class SnfOrder:
         return dispatch_snf(view)
 
     def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-             durations: Sequence[float], now: float) -> list[PlannedJob]:
-        return sequential_plan(nodes, release, jobs, durations, now)
+             durations: Sequence[float], now: float) -> Plan:
+        """The sequential plan, each job planned when first read (:class:`Plan`)."""
+        return lazy_sequential_plan(nodes, release, jobs, durations, now)
+
+
+def _lazy_easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                    durations: Sequence[float], now: float) -> Plan:
+    """:func:`easy_plan` as a :class:`Plan`, made whole when first read."""
+    return Plan(iter(easy_plan(nodes, release, jobs, durations, now)), monotone=False)
 
 
 #: FCFS/EASY's future plans, by the ``easy_plan`` option (:class:`EasyParams`).
-EASY_PLANS = {"gaps": easy_gap_plan, "head": easy_plan}
+EASY_PLANS = {"gaps": lazy_easy_gap_plan, "head": _lazy_easy_plan}
 
 
 @dataclass(frozen=True)
@@ -175,5 +199,5 @@ class EasyOrder:
         return dispatch_fcfs_easy(view)
 
     def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-             durations: Sequence[float], now: float) -> list[PlannedJob]:
+             durations: Sequence[float], now: float) -> Plan:
         return EASY_PLANS[self.params.easy_plan](nodes, release, jobs, durations, now)

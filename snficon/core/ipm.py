@@ -22,14 +22,22 @@ from snficon.core.clock import due_mask, future_mask, is_due
 from snficon.core.diagnostics import Diagnostics
 from snficon.core.params import IpmParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import PlannedJob, release_map, wake_times
+from snficon.core.plan import (
+    Plan,
+    PlannedJob,
+    decisive_wake_times,
+    release_map,
+    state_groups,
+)
 from snficon.core.view import ClusterView, Decisions, NodeTable
 
 
 def expired_idle_nodes(nodes: NodeTable, now: float, timeout_s: float) -> np.ndarray:
     """Idle nodes whose idle timer (``timeout_s`` since they became idle) expired: I_e(t)."""
-    idle = nodes.state == ns.IDLE
-    return np.flatnonzero(idle & due_mask(nodes.idle_since_s + timeout_s, now))
+    groups = state_groups(nodes)
+    if not groups.counts[ns.IDLE]:
+        return np.flatnonzero(groups.idle)
+    return np.flatnonzero(groups.idle & due_mask(nodes.idle_since_s + timeout_s, now))
 
 
 def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
@@ -38,14 +46,25 @@ def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float
 
     A node is kept when a queued job's plan uses it and switching it off and
     on again (``now + T_off + T_on``) would pass that job's planned start.
+    A monotone :class:`~snficon.core.plan.Plan` is read only until every expired
+    node has its first (earliest) use or a job starts once all of them would be back.
     """
     expired = expired_idle_nodes(nodes, now, timeout_s)
     if not len(expired):
         return expired
-    needed_by = np.full(nodes.size, np.inf)
-    for planned in plan:
-        np.minimum.at(needed_by, planned.nodes, planned.start)
     back_at = now + nodes.t_off_s[expired] + nodes.t_on_s[expired]
+    needed_by = np.full(nodes.size, np.inf)
+    if isinstance(plan, Plan) and plan.monotone:
+        last_back = float(np.max(back_at))
+        unseen = set(expired.tolist())
+        for planned in plan:
+            if not unseen or planned.start >= last_back:
+                break
+            np.minimum.at(needed_by, planned.nodes, planned.start)
+            unseen.difference_update(planned.nodes.tolist())
+    else:
+        for planned in plan:
+            np.minimum.at(needed_by, planned.nodes, planned.start)
     return expired[np.isfinite(back_at) & (back_at <= needed_by[expired])]
 
 
@@ -55,8 +74,13 @@ def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float,
 
     ``leaving``: idle nodes being switched off now, whose timers no longer count.
     """
-    idle = nodes.state == ns.IDLE
-    idle[list(leaving)] = False
+    groups = state_groups(nodes)
+    if not groups.counts[ns.IDLE]:
+        return None
+    idle = groups.idle
+    if len(leaving):
+        idle = idle.copy()
+        idle[list(leaving)] = False
     timers = nodes.idle_since_s[idle] + timeout_s
     future = timers[future_mask(timers, now)]
     return float(future.min()) if len(future) else None
@@ -64,12 +88,15 @@ def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float,
 
 def plan_wakes(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
                decisions: Decisions) -> set[float]:
-    """Switch on the sleeping nodes whose wake time came (eq. 15-16); return the
-    future wake times, when the scheduler must be called back."""
+    """Switch on the sleeping nodes whose wake time came (eq. 15-16); return future
+    wake times, among them the earliest, when the scheduler must be called back
+    (:func:`~snficon.core.plan.decisive_wake_times`: a monotone plan is read only as
+    far as it decides)."""
     calls: set[float] = set()
-    for node, when in sorted(wake_times(nodes, plan).items()):
+    state = nodes.state
+    for node, when in decisive_wake_times(nodes, plan, now).items():
         if is_due(when, now):
-            if nodes.state[node] == ns.SLEEPING:
+            if state[node] == ns.SLEEPING:
                 decisions.switch_on.append(node)
         else:
             calls.add(when)

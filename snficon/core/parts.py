@@ -63,7 +63,7 @@ class PowerOutcome:
     """
 
     decisions: Decisions
-    plan: list[PlannedJob]
+    plan: Sequence[PlannedJob]
     release: np.ndarray
     durations: list[float]
 
@@ -76,8 +76,9 @@ class DispatchOrder(Protocol):
         ...
 
     def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-             durations: Sequence[float], now: float) -> list[PlannedJob]:
-        """The future plan of ``jobs`` (in the order's order) on the release map ``release``."""
+             durations: Sequence[float], now: float) -> Sequence[PlannedJob]:
+        """The future plan of ``jobs`` (in the order's order) on the release map ``release``
+        (a :class:`~snficon.core.plan.Plan` makes its jobs when they are first read)."""
         ...
 
 

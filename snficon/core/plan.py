@@ -10,18 +10,59 @@ job) and :func:`easy_plan` (the head's reservation alone).
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.clock import unexpired_mask
+from snficon.core.clock import is_future, unexpired_mask
 from snficon.core.view import NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
 STATE_RANK = np.array([1, 0, 2, 3, 3])  # indexed by NodeState
+
+
+@dataclass(frozen=True)
+class StateGroups:
+    """The partition of one node table by state (Definition 1: C, I, U, D, S), found
+    once per table (:func:`state_groups`): a read-only mask per state, how many nodes
+    each holds, and the state-only keys of the node choice (:class:`NodeChoice`)."""
+
+    computing: np.ndarray
+    idle: np.ndarray
+    switching_on: np.ndarray
+    switching_off: np.ndarray
+    sleeping: np.ndarray
+    counts: tuple[int, int, int, int, int]
+    awake: np.ndarray
+    asleep: np.ndarray
+    rank: np.ndarray
+    later_idle: np.ndarray
+
+    @classmethod
+    def of(cls, nodes: NodeTable) -> StateGroups:
+        state = nodes.state
+        masks = [state == code for code in range(len(ns.NodeState))]
+        asleep = masks[ns.SLEEPING] | masks[ns.SWITCHING_OFF]
+        made = [*masks, ~asleep, asleep, STATE_RANK[state],
+                np.where(masks[ns.IDLE], -nodes.idle_since_s, np.inf)]
+        for array in made:
+            array.setflags(write=False)
+        counts = tuple(int(n) for n in np.bincount(state, minlength=len(ns.NodeState)))
+        return cls(computing=made[0], idle=made[1], switching_on=made[2],
+                   switching_off=made[3], sleeping=made[4], counts=counts,  # type: ignore[arg-type]
+                   awake=made[5], asleep=made[6], rank=made[7], later_idle=made[8])
+
+
+def state_groups(nodes: NodeTable) -> StateGroups:
+    """The :class:`StateGroups` of ``nodes``, remembered by the (immutable) table."""
+    groups = nodes.__dict__.get("_state_groups")
+    if groups is None:
+        groups = nodes.__dict__["_state_groups"] = StateGroups.of(nodes)
+    return groups
 
 
 def release_map(nodes: NodeTable, now: float) -> np.ndarray:
@@ -31,22 +72,22 @@ def release_map(nodes: NodeTable, now: float) -> np.ndarray:
     once the job is past its request. Sleeping: now + T_on. Switching off:
     end of the switch-off + T_on. Switching on: end of the switch-on.
     """
-    state = nodes.state
-    release = np.where(state == ns.IDLE, float(now), np.inf)
-    present = np.bincount(state, minlength=len(ns.NodeState))
+    groups = state_groups(nodes)
+    release = np.where(groups.idle, float(now), np.inf)
+    present = groups.counts
     if present[ns.COMPUTING]:
-        computing = state == ns.COMPUTING
+        computing = groups.computing
         ends = nodes.release_req_s[computing]
         # past its request, or no request known (nan): never
         release[computing] = np.where(unexpired_mask(ends, now), ends, np.inf)
     if present[ns.SLEEPING]:
-        sleeping = state == ns.SLEEPING
+        sleeping = groups.sleeping
         release[sleeping] = now + nodes.t_on_s[sleeping]
     if present[ns.SWITCHING_OFF]:
-        off = state == ns.SWITCHING_OFF
+        off = groups.switching_off
         release[off] = np.maximum(nodes.transition_end_s[off], now) + nodes.t_on_s[off]
     if present[ns.SWITCHING_ON]:
-        on = state == ns.SWITCHING_ON
+        on = groups.switching_on
         release[on] = np.maximum(nodes.transition_end_s[on], now)
     return release
 
@@ -88,14 +129,17 @@ class NodeChoice:
 
     @classmethod
     def of(cls, nodes: NodeTable, now: float) -> NodeChoice:
-        """The node-choice keys of ``nodes`` at ``now``."""
-        state = nodes.state
-        idle = state == ns.IDLE
-        return cls(p_idle_w=nodes.p_idle_w,
-                   committed_j=committed_energy(nodes, now),
-                   idle=idle, awake=(state != ns.SLEEPING) & (state != ns.SWITCHING_OFF),
-                   rank=STATE_RANK[state],
-                   later_idle=np.where(idle, -nodes.idle_since_s, np.inf))
+        """The node-choice keys of ``nodes`` at ``now`` (remembered by the table for the
+        last ``now`` asked)."""
+        cached = nodes.__dict__.get("_node_choice")
+        if cached is not None and cached[0] == now:
+            return cached[1]
+        groups = state_groups(nodes)
+        choice = cls(p_idle_w=nodes.p_idle_w, committed_j=committed_energy(nodes, now),
+                     idle=groups.idle, awake=groups.awake, rank=groups.rank,
+                     later_idle=groups.later_idle)
+        nodes.__dict__["_node_choice"] = (now, choice)
+        return choice
 
     def choose(self, release: np.ndarray, start: float, count: int,
                exclude: np.ndarray | None = None) -> np.ndarray:
@@ -125,15 +169,15 @@ def committed_energy(nodes: NodeTable, now: float) -> np.ndarray:
     rest of the switch-off at E_off / T_off, then a whole switch-on (E_on).
     Sleeping: E_on. Idle and computing nodes: 0.
     """
-    state = nodes.state
-    energy = np.where(state == ns.SLEEPING, nodes.e_on_j, 0.0)
-    present = np.bincount(state, minlength=len(ns.NodeState))
+    groups = state_groups(nodes)
+    energy = np.where(groups.sleeping, nodes.e_on_j, 0.0)
+    present = groups.counts
     if present[ns.SWITCHING_ON]:
-        on = state == ns.SWITCHING_ON
+        on = groups.switching_on
         left = np.maximum(nodes.transition_end_s[on] - now, 0.0)
         energy[on] = nodes.e_on_j[on] / nodes.t_on_s[on] * left
     if present[ns.SWITCHING_OFF]:
-        off = state == ns.SWITCHING_OFF
+        off = groups.switching_off
         left = np.maximum(nodes.transition_end_s[off] - now, 0.0)
         energy[off] = nodes.e_off_j[off] / nodes.t_off_s[off] * left + nodes.e_on_j[off]
     return energy
@@ -161,29 +205,145 @@ def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[Queued
     planned duration of each job (requested time for the baselines, eq. 46
     for SNF-ICON). Planning stops at the first job that cannot get enough
     plannable nodes. ``choice``: the node-choice keys of ``nodes`` at ``now``, when the
-    caller has them already.
+    caller has them already. :func:`lazy_sequential_plan` is the same plan read job by job.
     """
-    release = release.copy()
+    return list(_sequential_jobs(nodes, release.copy(), jobs, durations, now, choice))
+
+
+def _sequential_jobs(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                     durations: Sequence[float], now: float,
+                     choice: NodeChoice | None) -> Iterator[PlannedJob]:
+    """The jobs of :func:`sequential_plan` one at a time; ``release`` (a copy the
+    caller gives away) is updated as they are planned."""
     barrier = now
-    plan: list[PlannedJob] = []
     # The k-th smallest finite release is the k-th smallest release (inf and nan sort
     # last); a planned job's nodes were finite and stay so unless its finish is not.
     finite = int(np.count_nonzero(np.isfinite(release)))
     if jobs and choice is None:
         choice = NodeChoice.of(nodes, now)
     for job, duration in zip(jobs, durations, strict=True):
-        if job.res > finite:
-            break
-        kth = np.partition(release, job.res - 1)[job.res - 1]
-        start = max(barrier, float(kth))
-        chosen = choice.choose(release, start, job.res)
+        res = job.res
+        if res > finite:
+            return
+        ordered = release.copy()
+        ordered.partition(res - 1)
+        start = max(barrier, float(ordered[res - 1]))
+        chosen = choice.choose(release, start, res)
         finish = start + duration
         release[chosen] = finish
         if not math.isfinite(finish):
             finite -= len(chosen)
-        plan.append(PlannedJob(job=job, start=start, finish=finish, nodes=chosen))
+        yield PlannedJob(job=job, start=start, finish=finish, nodes=chosen)
         barrier = start
-    return plan
+
+
+#: Durations up to this (s), and finite releases up to this, cannot overflow a planned
+#: finish: :func:`planned_count` counts the plan without making it.
+SAFE_TIME_S = 1e300
+
+
+def planned_count(release: np.ndarray, jobs: Sequence[QueuedJob],
+                  durations: Sequence[float], now: float) -> int | None:
+    """How many jobs :func:`sequential_plan` places, without planning them (None when
+    that cannot be known so).
+
+    Planning stops at the first job needing more nodes than have a finite release
+    (Definition 6); a planned job's nodes stay finite when its finish is, which is
+    certain when every duration is in [0, :data:`SAFE_TIME_S`] and so are ``now`` and
+    every finite release (a start is at most a release or an earlier finish, so no sum
+    overflows). So the count is the number of jobs before the first with ``r_j`` > the
+    number of finite releases.
+    """
+    if len(jobs) != len(durations) or len(jobs) > 10**6 or not abs(now) <= SAFE_TIME_S:
+        return None
+    finite = int(np.count_nonzero(np.abs(release) <= SAFE_TIME_S))
+    if finite + int(np.count_nonzero(release == math.inf)) != len(release):
+        return None  # a release is nan, -inf or too large to sum safely
+    if not all(0.0 <= duration <= SAFE_TIME_S for duration in durations):
+        return None
+    for k, job in enumerate(jobs):
+        if job.res > finite:
+            return k
+    return len(jobs)
+
+
+class Plan(Sequence[PlannedJob]):
+    """A future plan whose jobs are made when first read (a read-only sequence).
+
+    ``monotone``: the planned starts never decrease along the plan (the
+    sequential plan of Definition 6: s_{k+1} >= b_{k+1} = s_k), so a reader that
+    needs only the jobs starting before some time may stop at the first one
+    starting later (:func:`decisive_wake_times`, the IPM keep rule).
+    ``length``: the number of planned jobs when it is known without planning
+    (:func:`planned_count`), else None (``len`` then makes the whole plan).
+    A plan compares equal to a list of the same jobs.
+    """
+
+    def __init__(self, jobs: Iterator[PlannedJob], *, monotone: bool,
+                 length: int | None = None) -> None:
+        self._source: Iterator[PlannedJob] | None = jobs
+        self._made: list[PlannedJob] = []
+        self._length = length
+        self.monotone = monotone
+
+    def _make(self, count: int | None) -> None:
+        """Make the jobs up to ``count`` (None: all)."""
+        source, made = self._source, self._made
+        if source is None:
+            return
+        for planned in source:
+            made.append(planned)
+            if count is not None and len(made) >= count:
+                return
+        self._source = None
+
+    def __iter__(self) -> Iterator[PlannedJob]:
+        made = self._made
+        k = 0
+        while True:
+            if k < len(made):
+                yield made[k]
+                k += 1
+            elif self._source is None:
+                return
+            else:
+                self._make(k + 1)
+
+    def __len__(self) -> int:
+        if self._length is None:
+            self._make(None)
+            self._length = len(self._made)
+        return self._length
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice) or index < 0:
+            self._make(None)
+        else:
+            self._make(index + 1)
+        return self._made[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Plan | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Plan({list(self)!r})"
+
+
+def lazy_sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                         durations: Sequence[float], now: float) -> Plan:
+    """:func:`sequential_plan` as a :class:`Plan` (monotone): each job is planned when
+    first read, so a reader that stops early does not plan the rest of the queue."""
+    if not jobs:
+        return Plan(iter(()), monotone=True, length=0)
+    jobs, durations = list(jobs), list(durations)
+    release = release.copy()  # the caller may change its map after this call
+    length = planned_count(release, jobs, durations, now)
+    return Plan(_sequential_jobs(nodes, release, jobs, durations, now, None), monotone=True,
+                length=length)
 
 
 def easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
@@ -266,6 +426,44 @@ def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]
     return dict(zip(woken.tolist(), earliest[woken].tolist(), strict=True))
 
 
+def decisive_wake_times(nodes: NodeTable, plan: Sequence[PlannedJob],
+                        now: float) -> dict[int, float]:
+    r"""The wake times of eq. 15-16 (:func:`wake_times`) that decide an invocation at
+    ``now``: every one that is due, and the earliest future one.
+
+    A monotone :class:`Plan` is read only while a later job could add either:
+    its nodes' first use is their earliest (so their wake time is final), and
+    once a job starts at s with :math:`s - \max_i L^{\uparrow}_i` in the future
+    and no earlier than the earliest future wake time found, no later job can
+    add a due wake nor an earlier one. Other plans give :func:`wake_times`.
+    """
+    groups = state_groups(nodes)
+    if not (groups.counts[ns.SLEEPING] or groups.counts[ns.SWITCHING_OFF]) or not plan:
+        return {}
+    asleep = groups.asleep
+    if not (isinstance(plan, Plan) and plan.monotone):
+        return wake_times(nodes, plan)
+    t_on = nodes.t_on_s.tolist()
+    unseen = set(np.flatnonzero(asleep).tolist())
+    latest_on = max(t_on[i] for i in unseen)
+    wakes: dict[int, float] = {}
+    earliest_future = math.inf
+    for planned in plan:
+        start = planned.start
+        bound = start - latest_on
+        if is_future(bound, now) and bound >= earliest_future:
+            break
+        for i in planned.nodes.tolist():
+            if i in unseen:
+                unseen.discard(i)
+                when = wakes[i] = start - t_on[i]
+                if is_future(when, now) and when < earliest_future:
+                    earliest_future = when
+        if not unseen:
+            break
+    return dict(sorted(wakes.items()))
+
+
 #: Times this close are equal in the hole search (the authors' code's epsilon).
 GAP_EPS_S = 1e-9
 #: Largest (candidate times x busy entries) array of one step of the hole search.
@@ -311,19 +509,22 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
     head = seed[0]
     timeline.book(head.nodes, head.start, head.finish)
     plan = [head]
+    cleared = _Cleared()
     for planned in seed[1:]:
         duration = planned.finish - planned.start
         placed = None
         if now + GAP_EPS_S < planned.start:
-            placed = _first_hole(choice, timeline, planned.job.res, duration, now,
-                                 planned.start)
+            count = planned.job.res
+            placed, clear = _first_hole(choice, timeline, count, duration, now,
+                                        planned.start, cleared.below(count, duration))
+            cleared.add(count, duration, clear)
             if placed is not None and not placed[0] + GAP_EPS_S < planned.start:
                 placed = None
         if placed is None and timeline.free_over(planned.nodes, planned.start, planned.finish):
             placed = (planned.start, planned.nodes)
         if placed is None:
-            placed = _first_hole(choice, timeline, planned.job.res, duration,
-                                 planned.start, np.inf)
+            placed, _ = _first_hole(choice, timeline, planned.job.res, duration,
+                                    planned.start, np.inf)
             if placed is None:
                 break
         start, chosen = placed
@@ -331,6 +532,30 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
         plan.append(PlannedJob(job=planned.job, start=start, finish=start + duration,
                                nodes=chosen))
     return plan
+
+
+def lazy_easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+                       durations: Sequence[float], now: float) -> Plan:
+    """:func:`easy_gap_plan` as a :class:`Plan`, made whole when first read.
+
+    Its length is known without planning (:func:`planned_count`): the hole search
+    of step 4 always succeeds once every duration is finite and >= 0 (at the
+    latest candidate time every node with a finite release is free, since each
+    booking ends by then), so the plan places the jobs its sequential seed does.
+    A reader that needs no job (no node asleep, no idle timer expired) plans nothing.
+    """
+    if not jobs:
+        return Plan(iter(()), monotone=False, length=0)
+    jobs, durations = list(jobs), list(durations)
+    release = release.copy()
+    length = planned_count(release, jobs, durations, now)
+    return Plan(_deferred(easy_gap_plan, nodes, release, jobs, durations, now),
+                monotone=False, length=length)
+
+
+def _deferred(make: Callable[..., list[PlannedJob]], *args: object) -> Iterator[PlannedJob]:
+    """The jobs of ``make(*args)``, called when the first one is read."""
+    yield from make(*args)
 
 
 class _Timeline:
@@ -344,8 +569,9 @@ class _Timeline:
 
     def __init__(self, release: np.ndarray, now: float, capacity: int = 8) -> None:
         self.release = release
-        self.sorted_release = np.sort(release[np.isfinite(release)])
-        self._times = np.unique(np.append(self.sorted_release, float(now)))
+        #: The finite releases, ascending (a list: bisected, never computed on).
+        self.sorted_release: list[float] = np.sort(release[np.isfinite(release)]).tolist()
+        self._times: list[float] = sorted(set(self.sorted_release) | {float(now)})
         capacity = max(capacity, 1)
         self._member = np.zeros((capacity, len(release)), dtype=np.float32)
         self._start = np.empty(capacity)
@@ -364,8 +590,9 @@ class _Timeline:
     def member(self) -> np.ndarray:
         return self._member[:self.jobs]
 
-    def candidate_times(self) -> np.ndarray:
-        """The finite releases, ``now`` and the finishes booked so far: sorted, each once."""
+    def candidate_times(self) -> list[float]:
+        """The finite releases, ``now`` and the finishes booked so far: sorted, each once
+        (the timeline's own list: read, do not change)."""
         return self._times
 
     def book(self, ids: np.ndarray, start: float, end: float) -> None:
@@ -381,10 +608,11 @@ class _Timeline:
         self._start[row] = start
         self._end[row] = end
         self.jobs = row + 1
-        if np.isfinite(end):
-            at = int(np.searchsorted(self._times, end))
-            if at == len(self._times) or self._times[at] != end:
-                self._times = np.insert(self._times, at, end)
+        if math.isfinite(end):
+            times = self._times
+            at = bisect.bisect_left(times, end)
+            if at == len(times) or times[at] != end:
+                times.insert(at, end)
 
     def blocked(self, t: float, duration: float) -> np.ndarray:
         """Mask of the nodes a job of ``duration`` may not use from ``t``: busy at ``t``
@@ -429,32 +657,71 @@ class _Timeline:
 
 
 def _first_hole(choice: NodeChoice, timeline: _Timeline, count: int, duration: float,
-                earliest: float, latest: float) -> tuple[float, np.ndarray] | None:
+                earliest: float, latest: float, skip_below: float = -math.inf,
+                ) -> tuple[tuple[float, np.ndarray] | None, float]:
     """The earliest candidate time in [earliest, latest) with ``count`` nodes free for
-    ``duration`` from then, and the nodes :func:`choose_nodes` picks there."""
+    ``duration`` from then, and the nodes :func:`choose_nodes` picks there; and the
+    time below which no candidate time has such a hole (the hole's time, or the end
+    of the range searched).
+
+    ``skip_below``: a time below which no candidate has a hole, known beforehand
+    (:class:`_Cleared`); those candidates are not tried.
+    """
     times = timeline.candidate_times()  # the ones in [earliest, latest) (with the
     # tolerance), and earliest itself, sorted and each once
-    times = times[np.searchsorted(times, earliest - GAP_EPS_S):
-                  np.searchsorted(times, latest - GAP_EPS_S)]
-    at = int(np.searchsorted(times, earliest))
+    upto = latest - GAP_EPS_S
+    times = times[bisect.bisect_left(times, earliest - GAP_EPS_S):
+                  bisect.bisect_left(times, upto)]
+    at = bisect.bisect_left(times, earliest)
     if at == len(times) or times[at] != earliest:
-        times = np.insert(times, at, earliest)
-    # Booked jobs only take nodes away: skip the times with too few released nodes.
-    released = np.searchsorted(timeline.sorted_release, times, side="right")
-    times = times[released >= count]
+        times.insert(at, earliest)
+    # Booked jobs only take nodes away: skip the times with fewer than count released
+    # nodes, i.e. before the count-th release (times are sorted).
+    if count > len(timeline.sorted_release):
+        return None, upto
+    times = times[bisect.bisect_left(times, max(timeline.sorted_release[count - 1],
+                                                skip_below)):]
     # The times are tried in order, a growing batch at a time (one array operation per
     # batch, of at most HOLE_BATCH_CELLS cells).
     size = len(timeline.release)
     width = size + timeline.jobs
     first, batch = 0, max(4, FIRST_BATCH_CELLS // width)
     while first < len(times):
-        chunk = times[first:first + batch]
+        chunk = np.array(times[first:first + batch])
         blocked = timeline.blocked_at(chunk, duration)
         fits = np.flatnonzero(size - np.count_nonzero(blocked, axis=1) >= count)
         if len(fits):
             t = float(chunk[fits[0]])
             release = np.where(blocked[fits[0]], np.inf, timeline.previous_end(t))
-            return t, choice.choose(release, t, count)
+            return (t, choice.choose(release, t, count)), t
         first += len(chunk)
         batch = max(1, min(4 * batch, HOLE_BATCH_CELLS // width))
-    return None
+    return None, upto
+
+
+class _Cleared:
+    r"""What the hole searches from ``now`` of one plan proved: for a job of ``count``
+    nodes and ``duration``, no candidate time below ``clear`` has a hole.
+
+    It holds for any later job needing at least as many nodes for at least as long
+    (the bookings only grow, and so do the candidate times). Let t' < clear be such a
+    job's hole and t'' the latest candidate time <= t' when the proof was made: no
+    release nor booked end lies in (t'', t'], so a node busy at t'' or booked from
+    (t'', t'] is busy at t', and a booking after t' that clashes with [t'', t'' + D)
+    clashes with [t', t' + D') (D <= D'). Every node free for the later job at t' was
+    free at t'' then, so t'' would have been a hole of the first job, below ``clear``.
+    """
+
+    def __init__(self) -> None:
+        self._clear: dict[tuple[int, float], float] = {}
+
+    def add(self, count: int, duration: float, clear: float) -> None:
+        """Record a search from ``now`` for ``count`` nodes and ``duration``."""
+        key = (count, duration)
+        if clear > self._clear.get(key, -math.inf):
+            self._clear[key] = clear
+
+    def below(self, count: int, duration: float) -> float:
+        """The time below which a job of ``count`` nodes and ``duration`` has no hole."""
+        return max((clear for (c, d), clear in self._clear.items()
+                    if c <= count and d <= duration), default=-math.inf)

@@ -16,7 +16,9 @@ Points the paper leaves open, fixed as the authors' code (SPARS-ICON, ``snf_icon
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -108,30 +110,86 @@ def ks_exponential(samples: np.ndarray, mean: float) -> float:
 SMALL_SERIES = 48
 
 
+@functools.lru_cache(maxsize=64)
+def _ecdf_steps_small(n: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The empirical CDF of n samples after and before each order statistic, as floats:
+    ``i / n`` for i = 1..n and i = 0..n-1 (eq. 10)."""
+    return tuple((i + 1) / n for i in range(n)), tuple(i / n for i in range(n))
+
+
+@functools.lru_cache(maxsize=64)
+def _ecdf_steps(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_ecdf_steps_small` as read-only arrays, computed as numpy does:
+    ``arange(1, n + 1) / n`` and that minus ``1.0 / n``."""
+    after = np.arange(1, n + 1) / n
+    before = after - 1.0 / n
+    after.setflags(write=False)
+    before.setflags(write=False)
+    return after, before
+
+
 def _statistics_small(x: list[float]) -> tuple[float, float | None, float | None, float | None]:
-    """Mean, CV, lag-1 and KS distance of a short series (same definitions as below)."""
+    """Mean, CV (eq. 5), lag-1 (eq. 8) and KS distance (eq. 10) of a short series, with
+    correctly rounded sums (``math.fsum``)."""
     n = len(x)
     mean = math.fsum(x) / n
     if mean <= 0.0:
         return mean, None, _lag1_small(x), None
-    cv = math.sqrt(math.fsum((v - mean) ** 2 for v in x) / n) / mean
-    ordered = sorted(x)
-    ks = 0.0
-    for i, v in enumerate(ordered):
-        cdf = -math.expm1(-v / mean)
-        ks = max(ks, (i + 1) / n - cdf, cdf - i / n)
+    cv = math.sqrt(math.fsum([(v - mean) ** 2 for v in x]) / n) / mean
+    expm1 = math.expm1
+    cdf = [-expm1(-v / mean) for v in sorted(x)]
+    after, before = _ecdf_steps_small(n)
+    # the largest step of |F_n - F| (eq. 10); it is > 0 for any n >= 1 and mean > 0
+    ks = max(0.0, max(map(operator.sub, after, cdf)), max(map(operator.sub, cdf, before)))
     return mean, cv, _lag1_small(x), ks
 
 
 def _lag1_small(x: list[float]) -> float | None:
+    """The lag-1 autocorrelation rho_1 of eq. 8 (None when undefined) of a short series."""
     left, right = x[:-1], x[1:]
     if len(left) < 2 or min(left) == max(left) or min(right) == max(right):
         return None
     ml, mr = math.fsum(left) / len(left), math.fsum(right) / len(right)
     dl = [v - ml for v in left]
     dr = [v - mr for v in right]
-    rho = math.fsum(a * b for a, b in zip(dl, dr, strict=True)) / math.sqrt(
-        math.fsum(a * a for a in dl) * math.fsum(b * b for b in dr))
+    rho = math.fsum(map(operator.mul, dl, dr)) / math.sqrt(
+        math.fsum(map(operator.mul, dl, dl)) * math.fsum(map(operator.mul, dr, dr)))
+    return min(1.0, max(-1.0, rho))
+
+
+def _statistics_large(x: np.ndarray) -> tuple[float, float | None, float | None, float | None]:
+    """Mean, CV (eq. 5), lag-1 (eq. 8) and KS distance (eq. 10) of a long series.
+
+    The same floating-point operations as ``np.mean``, ``np.std``, :func:`_lag1` and
+    :func:`ks_exponential` (pairwise sums of ``np.add.reduce``, ``np.dot``), without
+    their wrappers: each array operation is done once.
+    """
+    n = len(x)
+    add = np.add.reduce
+    mean_f = add(x) / n
+    mean = float(mean_f)
+    lag1 = _lag1_large(x, n)
+    if mean <= 0.0:
+        return mean, None, lag1, None
+    deviation = x - mean_f
+    cv = math.sqrt(add(deviation * deviation) / n) / mean
+    # cdf = -expm1(-x / mean): ranks - cdf = ranks + e, cdf - before = -(e + before)
+    e = np.expm1(np.sort(x) / -mean)
+    after, before = _ecdf_steps(n)
+    ks = float(max(np.maximum.reduce(after + e), -np.minimum.reduce(e + before)))
+    return mean, cv, lag1, ks
+
+
+def _lag1_large(x: np.ndarray, n: int) -> float | None:
+    """:func:`_lag1` of ``x`` (n > 2 samples): a subsequence is constant when no
+    neighbour differs within it."""
+    changes = np.flatnonzero(x[1:] != x[:-1])  # i where x[i + 1] != x[i]
+    if len(changes) < 2 and (len(changes) == 0 or int(changes[0]) in (0, n - 2)):
+        return None  # x^- (no change before n - 2) or x^+ (none after 0) is constant
+    add = np.add.reduce
+    left, right = x[:-1], x[1:]
+    dl, dr = left - add(left) / (n - 1), right - add(right) / (n - 1)
+    rho = float(np.dot(dl, dr) / math.sqrt(np.dot(dl, dl) * np.dot(dr, dr)))
     return min(1.0, max(-1.0, rho))
 
 
@@ -176,10 +234,7 @@ def _screen_checked(samples: np.ndarray, params: IconParams) -> ScreenResult:
     if n <= SMALL_SERIES:
         mean, cv, lag1, ks = _statistics_small(x.tolist())
     else:
-        mean = float(np.mean(x))
-        cv = float(np.std(x) / mean) if mean > 0.0 else None
-        lag1 = _lag1(x)
-        ks = ks_exponential(x, mean) if mean > 0.0 else None
+        mean, cv, lag1, ks = _statistics_large(x)
     ks_limit = params.kappa_m * params.kappa_0 / math.sqrt(n)
     failed = []
     if n < params.n_min:
@@ -254,9 +309,8 @@ class SeriesWindow:
         window = cls.__new__(cls)
         times.setflags(write=False)
         values.setflags(write=False)
-        for name, value in (("times", times), ("values", values), ("capacity", capacity),
-                            ("horizon_s", horizon_s), ("last_event_s", last_event_s)):
-            object.__setattr__(window, name, value)
+        window.__dict__.update(times=times, values=values, capacity=capacity,
+                               horizon_s=horizon_s, last_event_s=last_event_s)
         return window
 
     def append(self, time: float, value: float) -> SeriesWindow:
@@ -265,18 +319,21 @@ class SeriesWindow:
 
     def _appended(self, time: float, value: float, last_event_s: float | None) -> SeriesWindow:
         times = self.times
-        if len(times) and time < times[-1]:
+        size = len(times)
+        if size and time < times[size - 1]:
             raise ValueError(f"time {time} is before the newest sample {times[-1]}")
         if not (math.isfinite(value) and value >= 0.0):
             raise ValueError(f"a series value must be finite and >= 0, got {value!r}")
         # times are non-decreasing: the samples horizon_s before the new one are a
         # suffix; of those, the newest ``capacity`` (the new one included) stay.
-        first = int(np.searchsorted(times, time - self.horizon_s, side="left"))
-        first = max(first, len(times) + 1 - self.capacity)
-        kept_times = np.empty(len(times) - first + 1)
-        kept_values = np.empty(len(kept_times))
-        kept_times[:-1], kept_times[-1] = times[first:], time
-        kept_values[:-1], kept_values[-1] = self.values[first:], value
+        first = int(times.searchsorted(time - self.horizon_s, side="left"))
+        first = max(first, size + 1 - self.capacity)
+        kept_times = np.empty(size - first + 1)
+        kept_values = np.empty(size - first + 1)
+        kept_times[:-1] = times[first:]
+        kept_values[:-1] = self.values[first:]
+        kept_times[-1] = time
+        kept_values[-1] = value
         return self._made(kept_times, kept_values, self.capacity, self.horizon_s,
                           last_event_s)
 
@@ -295,16 +352,46 @@ class SeriesWindow:
     def screen(self, now: float, params: IconParams) -> ScreenResult:
         """Screen the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10).
 
-        The result is remembered for the sample range it used: invocations
-        between two samples that see the same window reuse it.
+        The result is remembered with the range of ``now`` over which the window holds
+        the same samples (no sample enters or leaves it): invocations between two
+        samples that see the same window reuse it without searching the times again.
         """
-        low = int(np.searchsorted(self.times, now - params.t_m, side="left"))
-        high = int(np.searchsorted(self.times, now, side="right"))
-        low = max(low, high - params.n_max)
-        key = (low, high, params)
-        cached = self.__dict__.get("_screened")
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        result = _screen_checked(self.values[low:high], params)
-        object.__setattr__(self, "_screened", (key, result))
+        cached: _Screened | None = self.__dict__.get("_screened")
+        if cached is not None and cached.holds(now, params):
+            return cached.result
+        times = self.times
+        oldest = now - params.t_m
+        low = int(times.searchsorted(oldest, side="left"))
+        high = int(times.searchsorted(now, side="right"))
+        result = _screen_checked(self.values[max(low, high - params.n_max):high], params)
+        size = len(times)
+        self.__dict__["_screened"] = _Screened(
+            params=params, result=result,
+            oldest_after=float(times[low - 1]) if low else -math.inf,
+            oldest_upto=float(times[low]) if low < size else math.inf,
+            now_from=float(times[high - 1]) if high else -math.inf,
+            now_before=float(times[high]) if high < size else math.inf)
         return result
+
+
+@dataclass(frozen=True)
+class _Screened:
+    """A window's remembered screen: ``result`` holds for every ``now`` whose window
+    bounds select the same samples, i.e. ``oldest_after < now - t_m <= oldest_upto``
+    (the same samples are at least ``t_m`` old) and ``now_from <= now < now_before``
+    (the same samples are not after ``now``), under the same ``params``."""
+
+    params: IconParams
+    result: ScreenResult
+    oldest_after: float
+    oldest_upto: float
+    now_from: float
+    now_before: float
+
+    def holds(self, now: float, params: IconParams) -> bool:
+        """Whether :attr:`result` is the screen at ``now`` under ``params``."""
+        if not (self.now_from <= now < self.now_before
+                and (params is self.params or params == self.params)):
+            return False
+        oldest = now - params.t_m
+        return self.oldest_after < oldest <= self.oldest_upto

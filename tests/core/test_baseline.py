@@ -386,3 +386,20 @@ def test_table_after_starts_marks_started_nodes_computing():
     assert after.idle_since_s[0] == 0.0
     assert the_view.nodes.state.tolist() == [NodeState.IDLE, NodeState.IDLE]
     assert table([idle()]).state.flags.writeable is False
+
+
+def test_backfill_counts_the_idle_nodes_outside_the_reservation_again_after_a_start():
+    """A start refused for want of idle nodes outside an exclusion is refused without
+    choosing; after a start the count outside the same exclusion is taken again."""
+    from snficon.core.dispatch import Dispatch
+
+    nodes = [idle(0.0), idle(0.0), idle(0.0), computing(500.0)]
+    dispatch = Dispatch(view(nodes, now=10.0))
+    reserved = np.array([0, 1])
+    assert not dispatch.start(job("j1", 2, 5.0), exclude=reserved)  # only node 2 outside
+    assert dispatch.start(job("j2", 1, 5.0), exclude=reserved)
+    assert started(dispatch) == {"j2": {2}}
+    assert not dispatch.start(job("j3", 1, 5.0), exclude=reserved)  # none left outside
+    assert dispatch.start(job("j4", 2, 5.0))
+    assert not dispatch.start(job("j5", 1, 5.0))
+    assert started(dispatch) == {"j2": {2}, "j4": {0, 1}}

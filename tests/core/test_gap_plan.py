@@ -172,3 +172,32 @@ def test_gap_plan_matches_the_reference_and_never_overlaps(specs, jobs):
     if seed:
         first = next(p for p in plan if p.job.job_id == queue[0].job_id)
         assert (first.start, first.nodes.tolist()) == (seed[0].start, seed[0].nodes.tolist())
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=200)
+@given(specs=st.lists(node_strategy, min_size=2, max_size=8),
+       jobs=st.lists(st.tuples(st.integers(1, 4), st.sampled_from([5.0, 40.0, 300.0])),
+                     min_size=2, max_size=12))
+def test_skipping_holes_ruled_out_by_an_earlier_search_changes_nothing(specs, jobs):
+    """The hole search skips the times an earlier search of no more nodes and no longer
+    duration ruled out (``_Cleared``): the plan is the one that tries every time."""
+    from snficon.core import plan as module
+
+    now = 50.0
+    nodes = table(specs)
+    release = release_map(nodes, now)
+    queue = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)]
+    durations = [d for _, d in jobs]
+    plan = easy_gap_plan(nodes, release, queue, durations, now)
+
+    class Forgetful(module._Cleared):
+        def below(self, count, duration):
+            return -math.inf
+
+    remembering, module._Cleared = module._Cleared, Forgetful
+    try:
+        expected = easy_gap_plan(nodes, release, queue, durations, now)
+    finally:
+        module._Cleared = remembering
+    assert [(p.job.job_id, p.start, p.nodes.tolist()) for p in plan] == [
+        (p.job.job_id, p.start, p.nodes.tolist()) for p in expected]

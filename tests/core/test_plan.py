@@ -326,3 +326,28 @@ def test_node_planned_twice_keeps_its_first_wake():
                            [job("j0", 1, 10.0), job("j1", 1, 10.0)], [10.0, 10.0], 0.0)
     assert [p.start for p in plan] == [30.0, 40.0]
     assert wake_times(nodes, plan) == {0: pytest.approx(0.0)}
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=100)
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8),
+       times=st.lists(st.sampled_from([50.0, 60.0, 85.0]), min_size=1, max_size=4))
+def test_keys_remembered_by_a_table_are_the_keys_of_a_fresh_one(specs, times):
+    """The state groups and node-choice keys a table remembers (per table, and for the
+    last ``now`` asked) are those computed from a copy of the table that remembers nothing."""
+    import dataclasses
+
+    from snficon.core.plan import NodeChoice, state_groups
+
+    nodes = table(specs)
+    for now in times:
+        fresh = dataclasses.replace(nodes)
+        kept, made = NodeChoice.of(nodes, now), NodeChoice.of(fresh, now)
+        for name in ("committed_j", "idle", "awake", "rank", "later_idle"):
+            assert np.array_equal(getattr(kept, name), getattr(made, name)), name
+        assert np.array_equal(release_map(nodes, now), release_map(fresh, now))
+        assert committed_energy(nodes, now).tolist() == committed_energy(fresh, now).tolist()
+    groups = state_groups(nodes)
+    for state in NodeState:
+        mask = getattr(groups, state.name.lower())
+        assert mask.tolist() == (nodes.state == state).tolist()
+        assert groups.counts[state] == int(np.count_nonzero(nodes.state == state))

@@ -198,3 +198,51 @@ class TestSeriesWindow:
                                  PARAMS)
         assert window.screen(now, PARAMS) == expected
         assert window.screen(now + 2 * PARAMS.t_m, PARAMS).reason == "n<n_min"
+
+    def test_remembered_screen_is_the_screen_at_every_time(self):
+        """One window screened at times that cross its samples' entries and exits (T_M
+        after them), in the order an invocation sees them and out of it: the remembered
+        result is reused only where the from-scratch screen is the same."""
+        params = dataclasses.replace(PARAMS, t_m=100.0, n_max=6)
+        window = SeriesWindow.empty(params)
+        for t, v in ((10.0, 3.0), (20.0, 1.0), (20.0, 4.0), (35.0, 1.0), (50.0, 5.0),
+                     (60.0, 9.0)):
+            window = window.append(t, v)
+        times = [0.0, 10.0, 19.0, 20.0, 60.0, 61.0, 110.0, 110.5, 120.0, 135.0, 135.0,
+                 150.0, 161.0, 300.0, 61.0, 20.0, 5.0, 120.0, 110.0]
+        for now in times:
+            expected = screen_series(recent_window(window.times, window.values, now,
+                                                   params), params)
+            assert window.screen(now, params) == expected, now
+
+
+def numpy_statistics(x: np.ndarray) -> tuple[float, float | None, float | None, float | None]:
+    """The long-series statistics as numpy's wrappers compute them (the first code)."""
+    mean = float(np.mean(x))
+    cv = float(np.std(x) / mean) if mean > 0.0 else None
+    left, right = x[:-1], x[1:]
+    lag1 = None
+    if not (np.ptp(left) == 0.0 or np.ptp(right) == 0.0):
+        dl, dr = left - left.mean(), right - right.mean()
+        lag1 = float(np.clip(np.dot(dl, dr) / math.sqrt(np.dot(dl, dl) * np.dot(dr, dr)),
+                             -1.0, 1.0))
+    ks = None
+    if mean > 0.0:
+        cdf = -np.expm1(-np.sort(x) / mean)
+        ranks = np.arange(1, len(x) + 1) / len(x)
+        ks = float(max(np.max(ranks - cdf), np.max(cdf - (ranks - 1.0 / len(x)))))
+    return mean, cv, lag1, ks
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n", [49, 64, 130, 257, 1000])
+def test_long_series_statistics_are_numpys_to_the_bit(seed, n):
+    """The long-series path does numpy's floating-point operations without its wrappers:
+    the same numbers, bit for bit (rounded gaps, constant and one-change series too)."""
+    from snficon.core.screen import _statistics_large
+
+    rng = np.random.default_rng(seed)
+    cases = [rng.exponential(300.0, n), np.round(rng.exponential(60.0, n)), np.zeros(n),
+             np.full(n, 7.0), np.r_[np.full(n - 1, 7.0), 9.0], np.r_[9.0, np.full(n - 1, 7.0)]]
+    for x in cases:
+        assert _statistics_large(x) == numpy_statistics(x)
