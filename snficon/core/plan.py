@@ -59,9 +59,10 @@ class StateGroups:
 
 def state_groups(nodes: NodeTable) -> StateGroups:
     """The :class:`StateGroups` of ``nodes``, remembered by the (immutable) table."""
-    groups = nodes.__dict__.get("_state_groups")
+    memo = nodes.memo
+    groups = memo.get("state_groups")
     if groups is None:
-        groups = nodes.__dict__["_state_groups"] = StateGroups.of(nodes)
+        groups = memo["state_groups"] = StateGroups.of(nodes)
     return groups
 
 
@@ -131,14 +132,14 @@ class NodeChoice:
     def of(cls, nodes: NodeTable, now: float) -> NodeChoice:
         """The node-choice keys of ``nodes`` at ``now`` (remembered by the table for the
         last ``now`` asked)."""
-        cached = nodes.__dict__.get("_node_choice")
+        cached = nodes.memo.get("node_choice")
         if cached is not None and cached[0] == now:
             return cached[1]
         groups = state_groups(nodes)
         choice = cls(p_idle_w=nodes.p_idle_w, committed_j=committed_energy(nodes, now),
                      idle=groups.idle, awake=groups.awake, rank=groups.rank,
                      later_idle=groups.later_idle)
-        nodes.__dict__["_node_choice"] = (now, choice)
+        nodes.memo["node_choice"] = (now, choice)
         return choice
 
     def choose(self, release: np.ndarray, start: float, count: int,

@@ -70,6 +70,13 @@ class NodeTable:
         """Ids of the nodes in ``state``, ascending."""
         return np.flatnonzero(self.state == state)
 
+    @property
+    def memo(self) -> dict[str, Any]:
+        """Values the policy's parts derive from this table, kept with it by name (the
+        table is immutable, so they stay true while it lives): the node-state groups and
+        node-choice keys of :mod:`snficon.core.plan`."""
+        return self.__dict__.setdefault("_memo", {})
+
 
 @dataclass(frozen=True)
 class QueuedJob:
