@@ -17,6 +17,11 @@ SIMULATION_BEGINS but not pstate speeds; the platforms ``snficon platform
 generate`` writes carry them), and ``decisions``, a CSV file where the
 decision log is written at the end. The options are checked when the class
 is instantiated, before the simulation begins.
+
+pybatsim keeps every job it was told of in ``bs.jobs`` for the whole run; the
+adapter removes a job from it once no later event can name it (its
+completion, its rejection, or the ``JOB_KILLED`` of a kill it asked for), so
+the scheduler's memory follows the jobs in the system, not the trace.
 """
 
 from __future__ import annotations
@@ -90,6 +95,8 @@ class PolicyScheduler(BatsimScheduler):
         self.decision_log = DecisionLog(self.decisions_path, keep=False)
         self._triggers: set[str] = set()
         self._calls: set[float] = set()
+        #: Jobs this scheduler asked to kill: pybatsim needs them until their JOB_KILLED.
+        self._killing: set[str] = set()
 
     # ------------------------------------------------------------------ hooks
 
@@ -130,6 +137,7 @@ class PolicyScheduler(BatsimScheduler):
         assert self.tracker is not None
         if job.requested_resources > self.tracker.size:
             self.bs.reject_jobs([job])
+            self.forget(job.id)
             return
         self.tracker.submit(job.id, job.requested_resources, requested_time(job),
                             float(job.submit_time), job.json_dict)
@@ -139,10 +147,24 @@ class PolicyScheduler(BatsimScheduler):
         assert self.tracker is not None
         self.tracker.complete(job.id, self.bs.time())
         self._triggers.add(Trigger.COMPLETION)
+        if job.id not in self._killing:
+            self.forget(job.id)
 
     def onJobsKilled(self, jobs: list[Job]) -> None:  # noqa: N802
         """A KILL_JOB was carried out: its JOB_COMPLETED (COMPLETED_KILLED) came first and
-        freed the nodes; nothing more to record."""
+        freed the nodes; nothing more to record, and pybatsim needs the jobs no more.
+
+        pybatsim reports only the jobs the kill found running; one that completed
+        before its kill stays in ``bs.jobs`` (a job, not one per job of the trace).
+        """
+        for job in jobs:
+            if job.id in self._killing:
+                self._killing.discard(job.id)
+                self.forget(job.id)
+
+    def forget(self, job_id: str) -> None:
+        """Remove a job no later event names from pybatsim's table of every job."""
+        self.bs.jobs.pop(job_id, None)
 
     def onMachinePStateChanged(self, nodes: tuple[int, int], pstate: str) -> None:  # noqa: N802
         assert self.tracker is not None
@@ -209,6 +231,7 @@ class PolicyScheduler(BatsimScheduler):
             self.bs.set_resource_state(procset_of(decisions.switch_on), 0)
         if decisions.kills:
             jobs = [self.bs.jobs[job_id] for job_id in decisions.kills]
+            self._killing.update(decisions.kills)
             self.bs.kill_jobs(jobs)
         for when in decisions.call_at:
             if is_future(when, now) and when not in self._calls:

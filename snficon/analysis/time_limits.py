@@ -76,6 +76,10 @@ class TimeLimitMetrics:
     weighted_mean_wait: float | None
 
 
+#: Bytes of a workload file searched at a time by :func:`has_checkpoints`.
+SCAN_BYTES = 1 << 20
+
+
 def has_checkpoints(workloads: Sequence[str | Path], fields: FieldNames = FieldNames()) -> bool:
     """Whether a job of ``workloads`` carries a checkpoint interval.
 
@@ -90,12 +94,24 @@ def has_checkpoints(workloads: Sequence[str | Path], fields: FieldNames = FieldN
 
 def _may_name(path: str | Path, name: str) -> bool:
     """Whether the JSON file at ``path`` could hold the key ``name``: its text holds the
-    name as a JSON string, or a backslash (an escape may spell any character)."""
+    name as a JSON string, or a backslash (an escape may spell any character).
+
+    Read :data:`SCAN_BYTES` at a time (a whole trace's file is not held), each
+    piece searched with the end of the one before.
+    """
+    needle = json.dumps(name, ensure_ascii=False).encode("utf-8")
+    keep = len(needle) - 1
     try:
-        text = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            tail = b""
+            while chunk := handle.read(SCAN_BYTES):
+                window = tail + chunk
+                if b"\\" in chunk or needle in window:
+                    return True
+                tail = window[-keep:] if keep else b""
     except OSError:
         return True  # read_workload names the file and the problem
-    return b"\\" in text or json.dumps(name, ensure_ascii=False).encode("utf-8") in text
+    return False
 
 
 def time_limit_metrics(prefix: str | Path, workloads: Sequence[str | Path],

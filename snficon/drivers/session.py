@@ -34,7 +34,7 @@ from snficon.errors import InputError, SchedulerCrashError, SchedulerTimeoutErro
 from snficon.fileio import clear_incomplete, mark_incomplete
 from snficon.platform.reader import read_platform, warn_hosts_without_energy
 from snficon.registry import PROJECT_ROOT, load_scheduler
-from snficon.workload.reader import read_workload
+from snficon.workload.packed import read_packed_workload
 
 
 @dataclass
@@ -63,7 +63,8 @@ def build_engine(platform: str | Path, workloads: Sequence[str | Path], *,
         warn_hosts_without_energy(loaded_platform)
     # Batsim reads the workload with rapidjson's default number parser (``workload.cpp``
     # ``Workload::load_from_json``: ``Document::Parse``), not a correctly rounded one.
-    loaded = [read_workload(path, parse_float=rapidjson_double) for path in workloads]
+    # Packed: the jobs' texts, decoded one at a time as the engine reaches them.
+    loaded = [read_packed_workload(path, parse_float=rapidjson_double) for path in workloads]
     labels = [str(Path(path).resolve()) for path in workloads]
     jitter = None
     if transition_jitter:

@@ -3,8 +3,9 @@
 :class:`JobTable` is Batsim's ``Workloads`` job lookup (``Workloads::job_at``)
 without the cost of a full job per line of the workload: a job's
 :class:`EngineJob` (its decoded description and Batsim's text of it) is made
-when the workload's submitter reaches it, and reduced to a
-:class:`FinishedJob` once the server deletes it (``Server::to_delete``).
+when the workload's submitter reaches it, and forgotten once the server
+deletes it (``Server::to_delete``) but for a byte of state, from which a
+:class:`FinishedJob` answers later lookups.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from snficon.engine.outputs import JobRow
 from snficon.engine.wire import decoded, encode
 from snficon.workload.model import JobSpec, Profile, Workload
+from snficon.workload.packed import JobSource, WorkloadJobs
 
 #: Batsim reports this runtime for a job that ran in no simulated time
 #: (``execute_job_process``: "Putting epsilon instead").
@@ -59,6 +61,8 @@ class EngineJob:
     delay_required: float = 0.0
     #: The job object of ``JOB_SUBMITTED`` as a scheduler decodes it.
     description: dict[str, Any] = field(default_factory=dict)
+    #: Its position in its workload (:class:`~snficon.workload.packed.JobSource`).
+    index: int = -1
 
     def __post_init__(self) -> None:
         self.description = decoded(self._raw_description())
@@ -93,15 +97,50 @@ class EngineJob:
                       consumed_energy=self.consumed_energy)
 
 
+#: The complete states a finished job is kept in, by their code (0: not finished).
+FINISHED_STATES = (REJECTED, COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIME_REACHED,
+                   COMPLETED_KILLED, COMPLETED_FAILED)
+_FINISHED_CODE = {state: code for code, state in enumerate(FINISHED_STATES, start=1)}
+
+
+@dataclass(eq=False)
+class FinishedRecords:
+    """The finished jobs of one workload, a byte each: the state code and whether a kill
+    was asked for, by job position."""
+
+    states: np.ndarray
+    kills: np.ndarray
+
+    @classmethod
+    def empty(cls, size: int) -> FinishedRecords:
+        return cls(np.zeros(size, dtype=np.int8), np.zeros(size, dtype=np.bool_))
+
+
 @dataclass(slots=True, eq=False)
 class FinishedJob:
     """What remains of a job the server deleted: enough to answer a late ``KILL_JOB``
-    (``server_on_kill_jobs`` accepts completed jobs) and protocol checks."""
+    (``server_on_kill_jobs`` accepts completed jobs) and protocol checks.
+
+    A view on its workload's :class:`FinishedRecords`: a new one at each lookup,
+    whose ``kill_requested`` is written through to the records.
+    """
 
     full_id: str
-    state: str
-    kill_requested: bool = False
+    records: FinishedRecords
+    index: int
     ptask: Any = None
+
+    @property
+    def state(self) -> str:
+        return FINISHED_STATES[int(self.records.states[self.index]) - 1]
+
+    @property
+    def kill_requested(self) -> bool:
+        return bool(self.records.kills[self.index])
+
+    @kill_requested.setter
+    def kill_requested(self, value: bool) -> None:
+        self.records.kills[self.index] = value
 
     @property
     def is_complete(self) -> bool:
@@ -111,42 +150,53 @@ class FinishedJob:
 class JobTable:
     """The jobs of every workload by full id (``w0!12``), made as they are first needed.
 
-    ``workloads`` pairs each workload's name (``w0``) with its loaded workload.
-    An id of a job not made yet is known (``in``); looking it up makes the job
-    (state ``NOT_SUBMITTED``). :meth:`submission_order` makes each job when
-    its submitter reaches it, :meth:`finish` reduces a deleted one.
+    ``workloads`` pairs each workload's name (``w0``) with its jobs: a loaded
+    :class:`Workload` or any :class:`~snficon.workload.packed.JobSource` (a
+    :class:`~snficon.workload.packed.PackedWorkload`). An id of a job not made
+    yet is known (``in``); looking it up makes the job (state
+    ``NOT_SUBMITTED``). :meth:`submission_order` makes each job when its
+    submitter reaches it, :meth:`finish` forgets a deleted one but for a byte
+    of :class:`FinishedRecords`, so memory follows the jobs in the system.
     """
 
-    def __init__(self, workloads: Sequence[tuple[str, Workload]]) -> None:
-        self._workloads = {name: workload for name, workload in workloads}
-        self._specs = {name: {spec.id: spec for spec in workload.jobs}
-                       for name, workload in workloads}
-        self._made: dict[str, EngineJob | FinishedJob] = {}
-        self._count = sum(len(specs) for specs in self._specs.values())
+    def __init__(self, workloads: Sequence[tuple[str, Workload | JobSource]]) -> None:
+        self._sources: dict[str, JobSource] = {
+            name: WorkloadJobs(workload) if isinstance(workload, Workload) else workload
+            for name, workload in workloads}
+        self._finished = {name: FinishedRecords.empty(len(source))
+                          for name, source in self._sources.items()}
+        self._made: dict[str, EngineJob] = {}
+        self._count = sum(len(source) for source in self._sources.values())
 
     def __len__(self) -> int:
         """Every job of the workloads, made or not."""
         return self._count
 
-    def _spec(self, full_id: str) -> tuple[str, JobSpec] | None:
+    def _position(self, full_id: str) -> tuple[str, int] | None:
         name, bang, job_id = full_id.partition("!")
-        specs = self._specs.get(name)
-        if not bang or specs is None:
+        source = self._sources.get(name)
+        if not bang or source is None:
             return None
-        spec = specs.get(job_id)
-        return None if spec is None else (name, spec)
+        index = source.index_of(job_id)
+        return None if index is None else (name, index)
 
     def __contains__(self, full_id: object) -> bool:
         return isinstance(full_id, str) and (full_id in self._made
-                                              or self._spec(full_id) is not None)
+                                              or self._position(full_id) is not None)
 
     def get(self, full_id: str) -> EngineJob | FinishedJob | None:
         """The job ``full_id`` (made now if it was not yet), None for an unknown id."""
         job = self._made.get(full_id)
         if job is not None:
             return job
-        found = self._spec(full_id)
-        return None if found is None else self._make(*found)
+        found = self._position(full_id)
+        if found is None:
+            return None
+        name, index = found
+        records = self._finished[name]
+        if records.states[index]:
+            return FinishedJob(full_id, records, index)
+        return self._make(name, index)
 
     def __getitem__(self, full_id: str) -> Any:
         job = self.get(full_id)
@@ -154,14 +204,16 @@ class JobTable:
             raise KeyError(full_id)
         return job
 
-    def values(self) -> Iterator[EngineJob | FinishedJob]:
-        """The jobs made so far (submitted ones included), in the order they were made."""
+    def values(self) -> Iterator[EngineJob]:
+        """The jobs made and not finished yet, in the order they were made."""
         return iter(list(self._made.values()))
 
-    def _make(self, name: str, spec: JobSpec) -> EngineJob:
+    def _make(self, name: str, index: int) -> EngineJob:
+        source = self._sources[name]
+        spec = source.spec(index)
         full_id = f"{name}!{spec.id}"
         job = EngineJob(spec=spec, full_id=full_id, workload_name=name,
-                        profile=self._workloads[name].profiles[spec.profile])
+                        profile=source.profile_of(index), index=index)
         self._made[full_id] = job
         return job
 
@@ -169,11 +221,15 @@ class JobTable:
         """The jobs of workload ``name`` in Batsim's submission order
         (``job_comparator_subtime_number``: subtime, then id string), each made when
         the iteration reaches it."""
-        made = self._made
-        for spec in sorted(self._workloads[name].jobs, key=lambda spec: (spec.subtime, spec.id)):
-            job = made.get(f"{name}!{spec.id}")
-            yield job if isinstance(job, EngineJob) else self._make(name, spec)
+        source, made, finished = self._sources[name], self._made, self._finished[name]
+        for index in source.submission_order():
+            # Made already only when a scheduler named the job before its submission.
+            job = None if finished.states[index] else made.get(f"{name}!{source.id_of(index)}")
+            yield job if job is not None else self._make(name, index)
 
     def finish(self, job: EngineJob) -> None:
-        """Keep only a :class:`FinishedJob` of a job the server deleted."""
-        self._made[job.full_id] = FinishedJob(job.full_id, job.state, job.kill_requested)
+        """Forget a job the server deleted, but for its :class:`FinishedRecords` byte."""
+        del self._made[job.full_id]
+        records = self._finished[job.workload_name]
+        records.states[job.index] = _FINISHED_CODE[job.state]
+        records.kills[job.index] = job.kill_requested

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,8 @@ def _number(value: Any, where: str, field_name: str) -> float:
     return float(value)
 
 
-def _profile(name: str, raw: Any, source: str) -> Profile:
+def parse_profile(name: str, raw: Any, source: str) -> Profile:
+    """Validate the profile ``name`` of the file ``source`` (its decoded JSON ``raw``)."""
     where = f"{source}: profile {name!r}"
     if not isinstance(raw, dict):
         raise InputError(f"{where}: is not a JSON object")
@@ -63,7 +64,9 @@ def _profile(name: str, raw: Any, source: str) -> Profile:
     return Profile(name=name, type=kind, cpu_flops=cpu, raw=raw)
 
 
-def _job(raw: Any, index: int, profiles: dict[str, Profile], source: str) -> JobSpec:
+def parse_job(raw: Any, index: int, profiles: Container[str], source: str) -> JobSpec:
+    """Validate job number ``index`` of the file ``source`` (its decoded JSON ``raw``);
+    its profile must be one of ``profiles`` (names)."""
     if not isinstance(raw, dict):
         raise InputError(f"{source}: job #{index} is not a JSON object")
     if "id" not in raw:
@@ -114,8 +117,9 @@ def parse_workload(document: Any, source: str) -> Workload:
     if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
                                or nb_res <= 0):
         raise InputError(f"{source}: 'nb_res' is not a positive integer: {nb_res!r}")
-    profiles = {name: _profile(name, raw, source) for name, raw in document["profiles"].items()}
-    jobs = [_job(raw, i, profiles, source) for i, raw in enumerate(document["jobs"])]
+    profiles = {name: parse_profile(name, raw, source)
+                for name, raw in document["profiles"].items()}
+    jobs = [parse_job(raw, i, profiles, source) for i, raw in enumerate(document["jobs"])]
     seen: set[str] = set()
     for job in jobs:
         if job.id in seen:

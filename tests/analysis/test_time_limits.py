@@ -115,3 +115,15 @@ def test_a_file_that_never_names_the_field_is_read_as_text_only(tmp_path):
     plain = tmp_path / "plain.json"
     plain.write_text(json.dumps(document))
     assert not has_checkpoints([plain]) and has_checkpoints([plain, workload])
+
+
+@pytest.mark.parametrize("scan_bytes", [1, 5, 17, 1 << 20])
+def test_the_field_name_is_found_across_the_pieces_the_file_is_read_in(tmp_path, monkeypatch,
+                                                                        scan_bytes):
+    import snficon.analysis.time_limits as module
+
+    monkeypatch.setattr(module, "SCAN_BYTES", scan_bytes)
+    _, workload = _write(tmp_path)
+    assert module._may_name(workload, "checkpoint_interval")
+    assert not module._may_name(workload, "no_such_field")
+    assert has_checkpoints([workload])

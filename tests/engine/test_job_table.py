@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from snficon.engine import jobs as J
+from snficon.workload.packed import PackedWorkload, read_packed_workload
 from snficon.workload.reader import read_workload
 
 
@@ -52,3 +53,28 @@ def test_lookup_makes_an_unsubmitted_job_once_and_finish_reduces_it(tmp_path):
     assert isinstance(finished, J.FinishedJob)
     assert finished.is_complete and finished.full_id == "w0!9"
     assert len(table) == 5
+
+
+def test_a_finished_job_keeps_its_state_and_a_late_kill_request(tmp_path):
+    table = J.JobTable([("w0", _workload(tmp_path))])
+    job = table["w0!2"]
+    job.state, job.kill_requested = J.COMPLETED_KILLED, False
+    table.finish(job)
+    assert list(table.values()) == []  # forgotten but for its records
+    finished = table["w0!2"]
+    assert isinstance(finished, J.FinishedJob) and finished.state == J.COMPLETED_KILLED
+    assert not finished.kill_requested and finished.ptask is None
+    finished.kill_requested = True  # what server_on_kill_jobs does to a completed job
+    assert table["w0!2"].kill_requested and table["w0!2"].state == J.COMPLETED_KILLED
+    assert not table["w0!3"].kill_requested  # made now, unsubmitted
+
+
+def test_the_table_reads_a_packed_workload_as_a_loaded_one(tmp_path):
+    _workload(tmp_path)
+    packed = read_packed_workload(tmp_path / "w.json")
+    assert isinstance(packed, PackedWorkload)
+    table = J.JobTable([("w0", packed)])
+    loaded = J.JobTable([("w0", _workload(tmp_path))])
+    assert [(j.full_id, j.spec, j.description) for j in table.submission_order("w0")] == \
+        [(j.full_id, j.spec, j.description) for j in loaded.submission_order("w0")]
+    assert "w0!100" in table and "w0!101" not in table and table.get("w0!7") is None
