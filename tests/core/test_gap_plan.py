@@ -142,6 +142,14 @@ def reference_gap_plan(nodes, release, jobs, durations, now):
     return placed
 
 
+def gap_case(specs, jobs, now):
+    """The table of ``specs``, its release map at ``now``, and a queue of ``jobs``
+    (nodes, duration) with their durations."""
+    nodes = table(specs)
+    queue = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)]
+    return nodes, release_map(nodes, now), queue, [d for _, d in jobs]
+
+
 @settings(deadline=None, derandomize=True, database=None, max_examples=200)
 @given(specs=st.lists(node_strategy, min_size=1, max_size=7),
        jobs=st.lists(st.tuples(st.integers(1, 7), st.sampled_from([5.0, 40.0, 300.0])),
@@ -151,10 +159,7 @@ def test_gap_plan_matches_the_reference_and_never_overlaps(specs, jobs):
     node's planned uses never overlap nor start before its release, and the head keeps
     its Definition 6 start."""
     now = 50.0
-    nodes = table(specs)
-    release = release_map(nodes, now)
-    queue = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)]
-    durations = [d for _, d in jobs]
+    nodes, release, queue, durations = gap_case(specs, jobs, now)
     plan = easy_gap_plan(nodes, release, queue, durations, now)
     expected = reference_gap_plan(nodes, release, queue, durations, now)
     assert [(p.job.job_id, p.start, sorted(p.nodes.tolist())) for p in plan] == expected
@@ -184,10 +189,7 @@ def test_skipping_holes_ruled_out_by_an_earlier_search_changes_nothing(specs, jo
     from snficon.core import plan as module
 
     now = 50.0
-    nodes = table(specs)
-    release = release_map(nodes, now)
-    queue = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)]
-    durations = [d for _, d in jobs]
+    nodes, release, queue, durations = gap_case(specs, jobs, now)
     plan = easy_gap_plan(nodes, release, queue, durations, now)
 
     class Forgetful(module._Cleared):
