@@ -9,7 +9,6 @@ into a :class:`ClusterView` for the policy.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,15 +23,6 @@ from snficon.core.view import (
     RunningTable,
 )
 from snficon.platform.model import PowerModel
-
-
-@dataclass
-class TrackedJob:
-    """A job known to the scheduler: its queue record and, once started, where and when."""
-
-    queued: QueuedJob
-    nodes: tuple[int, ...] = ()
-    start_s: float = float("nan")
 
 
 class RunningArrays:
@@ -56,9 +46,12 @@ class RunningArrays:
         self.node_job[list(nodes)] = n
         self.count = n + 1
 
-    def remove(self, index: int, nodes: tuple[int, ...]) -> None:
-        """The job of entry ``index`` (on ``nodes``) ended: the later entries move up one."""
+    def remove(self, nodes: tuple[int, ...]) -> None:
+        """The job on ``nodes`` ended: its entry goes, the later entries move up one.
+
+        Its entry is the job index of any of its nodes (a job has at least one)."""
         n = self.count
+        index = int(self.node_job[nodes[0]])
         self.start_s[index:n - 1] = self.start_s[index + 1:n]
         self.req_time_s[index:n - 1] = self.req_time_s[index + 1:n]
         self.node_job[list(nodes)] = -1
@@ -86,9 +79,9 @@ class ClusterTracker:
         self.transition_end = np.full(n, np.nan)
         self.release_req = np.full(n, np.nan)
         self.queue: dict[str, QueuedJob] = {}
-        self.running: dict[str, TrackedJob] = {}
-        #: The policy's record of each running job, made once when it starts.
-        self._running_records: dict[str, RunningJob] = {}
+        #: The policy's record of each running job, made once when it starts, in start
+        #: order.
+        self.running: dict[str, RunningJob] = {}
         #: The same jobs as arrays, in the same order (see :class:`RunningArrays`).
         self._running_arrays = RunningArrays(n)
         self._arrivals = 0
@@ -128,8 +121,7 @@ class ClusterTracker:
     def start(self, job_id: str, nodes: tuple[int, ...], now: float) -> None:
         """The scheduler started a queued job on ``nodes``."""
         job = self.queue.pop(job_id)
-        self.running[job_id] = TrackedJob(queued=job, nodes=nodes, start_s=now)
-        self._running_records[job_id] = RunningJob(job_id, nodes, now, job.req_time_s)
+        self.running[job_id] = RunningJob(job_id, nodes, now, job.req_time_s)
         self._running_arrays.append(nodes, now, job.req_time_s)
         self._queue_view = self._running_view = None
         self._writable()
@@ -138,15 +130,14 @@ class ClusterTracker:
         self.idle_since[index] = np.nan
         self.release_req[index] = now + job.req_time_s
 
-    def complete(self, job_id: str, now: float) -> TrackedJob:
+    def complete(self, job_id: str, now: float) -> RunningJob:
         """A running job ended: its nodes are idle from ``now``."""
         job = self.running.pop(job_id)
-        self._running_arrays.remove(list(self._running_records).index(job_id), job.nodes)
-        del self._running_records[job_id]
+        self._running_arrays.remove(job.nodes)
         self._running_view = None
         self._new_completions.append(CompletedJob(
             job_id=job_id, nodes=job.nodes, runtime_s=now - job.start_s,
-            req_time_s=job.queued.req_time_s, end_s=now))
+            req_time_s=job.req_time_s, end_s=now))
         self._writable()
         index = list(job.nodes)
         self.state[index] = NodeState.IDLE
@@ -180,7 +171,7 @@ class ClusterTracker:
                 p_idle_w=power.p_idle_w, t_on_s=power.t_on_s, t_off_s=power.t_off_s,
                 e_on_j=self._e_on_j, e_off_j=self._e_off_j)
         if self._running_view is None:
-            self._running_view = tuple(self._running_records.values())
+            self._running_view = tuple(self.running.values())
             self._running_table = self._running_arrays.table(self._running_view)
         if self._queue_view is None:
             self._queue_view = tuple(self.queue.values())

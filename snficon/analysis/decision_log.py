@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import numbers
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
@@ -92,12 +92,17 @@ class DecisionRow:
 
 #: The CSV header: DecisionRow's fields in SPEC section 7's order.
 COLUMNS = tuple(field.name for field in fields(DecisionRow))
-_COLUMN_SET = frozenset(COLUMNS) - {"time", "trigger", "wall_us"}
+#: Where each column a policy fills (all but time, trigger and wall_us) is in a row.
+_FILLED_INDEX = {name: index for index, name in enumerate(COLUMNS)
+                 if name not in ("time", "trigger", "wall_us")}
+_TIME, _TRIGGER, _WALL_US = (COLUMNS.index(name) for name in ("time", "trigger", "wall_us"))
 #: Every column's default (None but ``kills``; the required counts must be given).
 _DEFAULTS: dict[str, object] = {
     field.name: (None if field.default is MISSING else field.default)
     for field in fields(DecisionRow)}
 _PLAIN = frozenset({str, int, float})
+#: A row of defaults as the csv writer takes it (None is written as an empty cell).
+_DEFAULT_CELLS: list[object] = [_DEFAULTS[name] for name in COLUMNS]
 _STRINGS = frozenset({"trigger", "mode", "screen_reason"})
 _BOOLS = frozenset({"spare_planning_point", "gate_open", "arrival_accepted",
                     "service_accepted"})
@@ -165,16 +170,20 @@ class DecisionLog:
         mode = columns.get("mode")
         if mode is not None and mode not in MODES:
             raise ValueError(f"mode {mode!r} is not one of {MODES}")
-        unknown = columns.keys() - _COLUMN_SET
-        if unknown:
-            raise TypeError(f"not decision-log columns: {sorted(unknown)}")
-        values = dict(_DEFAULTS, **columns, time=time, trigger=trigger, wall_us=wall_us)
+        cells = _DEFAULT_CELLS.copy()
+        try:
+            # None, str, int and float are written by the csv module as _cell writes
+            # them ('' for None, str() of the rest, which is repr for a float)
+            for name, value in columns.items():
+                cells[_FILLED_INDEX[name]] = (value if value is None or type(value) in _PLAIN
+                                              else _cell(value))
+        except KeyError:
+            unknown = columns.keys() - _FILLED_INDEX.keys()
+            raise TypeError(f"not decision-log columns: {sorted(unknown)}") from None
+        for index, value in ((_TIME, time), (_TRIGGER, trigger), (_WALL_US, wall_us)):
+            cells[index] = value if type(value) in _PLAIN else _cell(value)
         self._count += 1
-        # None, str, int and float are written by the csv module as _cell writes them
-        # ('' for None, str() of the rest, which is repr for a float)
-        self._writer.writerow([value if (value := values[name]) is None
-                               or type(value) in _PLAIN else _cell(value)
-                               for name in COLUMNS])
+        self._writer.writerow(cells)
         if self._count % self.FLUSH_EVERY == 0:
             self._flush()
 
@@ -240,10 +249,20 @@ def read_decision_log(path: str | Path) -> list[dict[str, object]]:
     return list(iter_decision_log(path))
 
 
-def iter_decision_log(path: str | Path) -> Iterator[dict[str, object]]:
+def iter_decision_log(path: str | Path,
+                      columns: Sequence[str] = COLUMNS) -> Iterator[dict[str, object]]:
     """:func:`read_decision_log` one row at a time, for a log too long to hold whole
     (a whole trace logs one row per scheduler invocation). The header is checked
-    before the first row; errors are raised when the row that has them is reached."""
+    before the first row; errors are raised when the row that has them is reached.
+
+    ``columns``: the columns each dict has (all by default); a summary that reads a
+    few of them (:func:`~snficon.analysis.modes.mode_summary`) parses only those
+    cells, and a bad cell elsewhere goes unnoticed.
+    """
+    unknown = set(columns) - set(COLUMNS)
+    if unknown:
+        raise ValueError(f"not decision-log columns: {sorted(unknown)}")
+    wanted = [(name, COLUMNS.index(name)) for name in columns]
     try:
         with open(path, newline="", encoding="utf-8") as stream:
             reader = csv.reader(stream)
@@ -251,18 +270,14 @@ def iter_decision_log(path: str | Path) -> Iterator[dict[str, object]]:
             if header != COLUMNS:
                 raise InputError(f"{path}: not a decision log, header {list(header)}")
             for line, cells in enumerate(reader, start=2):
-                yield _parse_row(path, line, cells)
+                if len(cells) != len(COLUMNS):
+                    raise InputError(f"{path}: line {line}: {len(cells)} cells, expected "
+                                     f"{len(COLUMNS)}")
+                yield {name: _parse(path, line, name, cells[index]) for name, index in wanted}
     except FileNotFoundError:
         raise InputError(f"{path}: missing decision log") from None
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise InputError(f"{path}: cannot read: {error}") from None
-
-
-def _parse_row(path: str | Path, line: int, cells: list[str]) -> dict[str, object]:
-    if len(cells) != len(COLUMNS):
-        raise InputError(f"{path}: line {line}: {len(cells)} cells, expected {len(COLUMNS)}")
-    return {name: _parse(path, line, name, text)
-            for name, text in zip(COLUMNS, cells, strict=True)}
 
 
 def _parse(path: str | Path, line: int, name: str, text: str) -> object:

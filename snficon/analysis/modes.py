@@ -20,6 +20,10 @@ class ModeSummary:
     spare_planning_points: int
 
 
+#: The decision-log columns :func:`mode_summary` reads.
+MODE_COLUMNS = ("time", "mode", "spare_planning_point")
+
+
 def mode_summary(rows: Iterable[dict[str, Any]], end: float) -> ModeSummary:
     """Mode occupancy over the paper's window [0, end] (end = the last job end).
 

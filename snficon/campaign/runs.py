@@ -35,7 +35,7 @@ from snficon.analysis.advice import advice_metrics
 from snficon.analysis.carbon import carbon_from_outputs
 from snficon.analysis.decision_log import iter_decision_log
 from snficon.analysis.metrics import RunMetrics, metrics_from_outputs, write_metrics
-from snficon.analysis.modes import mode_summary
+from snficon.analysis.modes import MODE_COLUMNS, mode_summary
 from snficon.analysis.time_limits import FieldNames, has_checkpoints, time_limit_metrics
 from snficon.campaign.conversion import (
     CACHE,
@@ -146,7 +146,7 @@ def write_run_metrics(prefix: str | Path, decisions: str | Path | None, path: st
         extra.update(asdict(time_limit_metrics(prefix, workloads, fields)))
     log = Path(decisions) if decisions is not None else None
     if log is not None and log.is_file():
-        modes = mode_summary(iter_decision_log(log), metrics.makespan or 0.0)
+        modes = mode_summary(iter_decision_log(log, MODE_COLUMNS), metrics.makespan or 0.0)
         if modes.icon_time_share or modes.fallback_time_share:
             extra.update(icon_time_share=modes.icon_time_share,
                          fallback_time_share=modes.fallback_time_share,

@@ -152,3 +152,72 @@ def test_the_streamed_reader_gives_the_rows_one_at_a_time_and_names_a_bad_line(t
     path.write_text("\n".join([*lines, "1,2"]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=rf"line {len(lines) + 1}: 2 cells"):
         list(iter_decision_log(path))
+
+
+def test_a_few_columns_are_the_same_cells_as_the_whole_row(tmp_path):
+    path = tmp_path / "d.csv"
+    log = DecisionLog()
+    for row in _rows():
+        log.append(row)
+    log.to_csv(path)
+    names = ("time", "mode", "spare_planning_point", "target_x")
+    whole = read_decision_log(path)
+    assert list(iter_decision_log(path, names)) == [
+        {name: row[name] for name in names} for row in whole]
+    with pytest.raises(ValueError, match="not decision-log columns: \\['nope'\\]"):
+        list(iter_decision_log(path, ("time", "nope")))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    cells = lines[1].split(",")
+    cells[COLUMNS.index("spare_planning_point")] = "yes"
+    path.write_text("\n".join([lines[0], ",".join(cells)]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 2: spare_planning_point"):
+        list(iter_decision_log(path, names))
+    assert list(iter_decision_log(path, ("time",))) == [{"time": whole[0]["time"]}]
+
+
+def _random_columns(rng: np.random.Generator) -> dict[str, object]:
+    """Columns of one invocation as a policy fills them: a random subset, with the
+    kinds of value policies put there (numpy scalars, bools, None, text)."""
+    columns: dict[str, object] = {"starts": int(rng.integers(5)), "wakes": np.int64(1),
+                                  "shutdowns": 0}
+    for name in COLUMNS:
+        if name in ("time", "trigger", "wall_us", "starts", "wakes", "shutdowns"):
+            continue
+        if rng.random() < 0.5:
+            continue
+        if name == "mode":
+            columns[name] = str(rng.choice(["icon", "fallback"]))
+        elif name == "screen_reason":
+            columns[name] = str(rng.choice(["", "arrival:cv,ks", "service:n<n_min"]))
+        elif name in ("spare_planning_point", "gate_open", "arrival_accepted",
+                      "service_accepted"):
+            columns[name] = rng.choice([True, False, np.True_, None])
+        elif name.endswith("_n") or name in ("target_x", "size_max", "planned_jobs", "kills"):
+            columns[name] = rng.choice([3, np.int64(7), None])
+        else:
+            columns[name] = rng.choice([0.1 + 0.2, np.float64(1 / 3), 1e-300, None,
+                                        float(rng.normal())])
+    return columns
+
+
+def test_recording_columns_writes_the_text_of_the_rows(tmp_path):
+    """record() fills the cells by column index; the same rows appended as records
+    (each cell through _cell) must give the same file, byte for byte."""
+    rng = np.random.default_rng(5)
+    streamed, appended = DecisionLog(tmp_path / "r.csv"), DecisionLog(tmp_path / "a.csv")
+    for step in range(300):
+        columns = _random_columns(rng)
+        time, wall_us = step / 7.0, np.float64(rng.random() * 100)
+        trigger = str(rng.choice(TRIGGERS))
+        streamed.record(time, trigger, wall_us, columns)
+        appended.append(DecisionRow(time=time, trigger=trigger, wall_us=wall_us, **columns))
+    streamed.close(), appended.close()
+    text = (tmp_path / "r.csv").read_text()
+    assert text == (tmp_path / "a.csv").read_text()
+    assert len(text.splitlines()) == 301
+    log = DecisionLog(tmp_path / "bad.csv")
+    for bad in ({"starts": 0, "wakes": 0, "shutdowns": 0, "nope": 1},
+                {"starts": 0, "wakes": 0, "shutdowns": 0, "time": 1.0}):
+        with pytest.raises(TypeError, match="not decision-log columns"):
+            log.record(0.0, Trigger.ARRIVAL, 1.0, bad)
+    assert len(log) == 0
