@@ -37,7 +37,7 @@ COMPLETE_STATES = frozenset({REJECTED, COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIM
                              COMPLETED_KILLED, COMPLETED_FAILED})
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class EngineJob:
     """A job through its life (Batsim's ``Job``): state, allocation, timing, energy."""
 

@@ -261,6 +261,30 @@ class PackedWorkload:
         return in_submission_order(self.subtimes, self.id_of)
 
 
+class StoredTextDecoder:
+    """``decoder.decode`` of a text the packer stored, without its Python wrapper.
+
+    ``JSONDecoder.decode`` skips white space, runs the scanner from there
+    (``raw_decode``) and checks that only white space follows. A stored text
+    is one JSON value: when it starts with the value and the scanner ends at
+    its end, the scanner's value is that of ``decode``; anything else goes
+    through ``decode`` itself.
+    """
+
+    __slots__ = ("_decode", "_scan")
+
+    def __init__(self, decoder: json.JSONDecoder) -> None:
+        self._decode = decoder.decode
+        self._scan = decoder.scan_once
+
+    def __call__(self, text: str) -> Any:
+        try:
+            value, end = self._scan(text, 0)
+        except StopIteration:
+            return self._decode(text)
+        return value if end == len(text) else self._decode(text)
+
+
 class _AnyName:
     """Every name: a packed job's profile was checked when the file was read."""
 
@@ -382,7 +406,7 @@ def read_packed_workload(path: str | Path, *, parse_float: Callable[[str], float
     packer = _Packer(source)
     try:
         nb_res = stream_workload(path, decoder, job=packer.add_job, profile=packer.add_profile)
-        return packer.packed(nb_res, decoder.decode)
+        return packer.packed(nb_res, StoredTextDecoder(decoder))
     except Exception:  # noqa: BLE001 -- the whole reader names the problem, or takes the file
         del packer
         return WorkloadJobs(read_workload(path, parse_float=parse_float))

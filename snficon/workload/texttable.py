@@ -24,26 +24,33 @@ class TextTable:
     """Many short texts, compressed (zlib) in blocks of :data:`BLOCK_TEXTS`.
 
     Text ``i`` is in block ``i // BLOCK_TEXTS``, between the ends of the texts
-    before it in that block (``ends``, offsets within the block). The last
-    block read is kept decompressed, so reading in order costs one
+    before it in that block (``ends``, offsets within the block). The texts of
+    the last block read are kept decoded, so reading in order costs one
     decompression per block.
     """
 
     blocks: list[bytes]
     ends: np.ndarray
-    _cached: tuple[int, bytes] = (-1, b"")
+    _cached: tuple[int, list[str]] = (-1, [])
 
     def __len__(self) -> int:
         return len(self.ends)
 
     def __getitem__(self, index: int) -> str:
         block, first = divmod(index, BLOCK_TEXTS)
-        cached_block, data = self._cached
+        cached_block, texts = self._cached
         if cached_block != block:
-            data = zlib.decompress(self.blocks[block])
-            self._cached = (block, data)
-        start = int(self.ends[index - 1]) if first else 0
-        return data[start:int(self.ends[index])].decode("utf-8")
+            texts = self._block_texts(block)
+            self._cached = (block, texts)
+        return texts[first]
+
+    def _block_texts(self, block: int) -> list[str]:
+        """The texts of one block, decompressed and decoded."""
+        data = zlib.decompress(self.blocks[block])
+        start = block * BLOCK_TEXTS
+        ends = self.ends[start:start + BLOCK_TEXTS].tolist()
+        starts = [0, *ends[:-1]]
+        return [data[begin:end].decode("utf-8") for begin, end in zip(starts, ends, strict=True)]
 
 
 @dataclass(eq=False)

@@ -1,0 +1,42 @@
+"""The engine's readers of stored job texts give what the general readers give."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from snficon.engine.wire import rapidjson_double
+from snficon.workload.packed import StoredTextDecoder
+from snficon.workload.texttable import BLOCK_TEXTS, TextTableBuilder
+
+TEXTS = ['{"id":1,"subtime":0.1,"res":2}', ' {"id": 2} ', '{"a":"é"}  ', '[1, 2.5e3]', "7",
+         '{"cpu":1234567.890123456789e3,"com":0}', '"x"', '{"k":[{"n":null}]}\n', "  3.25"]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_stored_text_decoder_is_decode(text):
+    decoder = json.JSONDecoder(parse_float=rapidjson_double)
+    assert StoredTextDecoder(decoder)(text) == decoder.decode(text)
+
+
+@pytest.mark.parametrize("text", ['{"a":1} x', "", "  ", "{", '{"a":1}{"b":2}'])
+def test_stored_text_decoder_raises_as_decode(text):
+    decoder = json.JSONDecoder()
+    with pytest.raises(json.JSONDecodeError):
+        decoder.decode(text)
+    with pytest.raises(json.JSONDecodeError):
+        StoredTextDecoder(decoder)(text)
+
+
+def test_text_table_reads_every_text_in_any_order():
+    rng = np.random.default_rng(0)
+    texts = ["".join(rng.choice(list("ab{}é\"0"), rng.integers(0, 9))) for _ in range(200)]
+    builder = TextTableBuilder()
+    for text in texts:
+        builder.add(text)
+    table = builder.build()
+    order = [*range(len(texts)), *rng.permutation(len(texts)).tolist()]
+    assert [table[i] for i in order] == [texts[i] for i in order]
+    assert len(table) == len(texts) > 3 * BLOCK_TEXTS
