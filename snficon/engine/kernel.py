@@ -276,6 +276,11 @@ class Kernel:
         hosts, position = actor.traversal
         now = self.surf.now
         if position < len(hosts) and self._all_updated_at != now:
+            host = int(hosts[position])
+            if self.energy_updated_at[host] < now:  # the very next host (the usual case)
+                actor.traversal = (hosts, position + 1)
+                actor.request = (_UPDATE, host)
+                return True
             every = hosts is self.all_hosts
             if every:  # a slice, not a gather
                 pending = self.energy_updated_at[position:] < now

@@ -50,6 +50,11 @@ def all_equal(codes: np.ndarray, code: int) -> bool:
     return codes.tobytes() == _STATE_BYTE[code] * len(codes)
 
 
+def all_true(flags: np.ndarray) -> bool:
+    """``flags.all()`` for a boolean array: no byte is 0."""
+    return flags.tobytes().count(0) == 0
+
+
 def all_zero(counts: np.ndarray) -> bool:
     """``not counts.any()`` for an integer array: every byte is 0."""
     return counts.tobytes().count(0) == counts.nbytes

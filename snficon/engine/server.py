@@ -20,7 +20,7 @@ from snficon.engine import actors as act
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext, Switch
 from snficon.engine.kernel import CALL, RECV
-from snficon.engine.machines import IDLE, MachineState
+from snficon.engine.machines import IDLE, MachineState, all_equal, all_true
 from snficon.engine.protocol import begins_data
 from snficon.engine.reader import (
     PSTATE_MODIFICATION,
@@ -155,14 +155,14 @@ class Server:
             raise ProtocolError(f"{where}: job {job.full_id} asks for {job.spec.res} "
                                 f"machine(s) but the allocation has {len(nodes)}")
         machines = ctx.machines
-        not_idle = machines.state[nodes] != IDLE
-        if not_idle.any():
-            node = int(nodes[not_idle][0])
+        states = machines.state[nodes]
+        if not all_equal(states, IDLE):
+            node = int(nodes[states != IDLE][0])
             raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which is "
                                 f"{machines.state_of(node).label}")
         if ctx.energy:
             computes = machines.computes_now[nodes]
-            if not computes.all():
+            if not all_true(computes):
                 node = int(nodes[~computes][0])
                 raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which "
                                     "is not in a computation pstate")

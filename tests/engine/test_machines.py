@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from snficon.engine.machines import Machines, MachineState, all_equal, all_zero
+from snficon.engine.machines import Machines, MachineState, all_equal, all_true, all_zero
 from snficon.platform.generate import NodeModel, render_platform, write_platform
 from snficon.platform.reader import read_platform
 
@@ -37,6 +37,14 @@ def test_all_zero_is_not_any(seed):
     for _ in range(500):
         counts = rng.integers(0, 2, rng.integers(1, 40)) * rng.integers(0, 2, 1)
         assert all_zero(counts) == (not counts.any())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_all_true_is_numpy_all(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(500):
+        flags = rng.random(rng.integers(1, 40)) < rng.choice([0.5, 0.97, 1.0])
+        assert all_true(flags) == bool(flags.all())
 
 
 def _energy_by_numpy(machines: Machines, nodes: np.ndarray, now: float) -> float:
