@@ -36,7 +36,7 @@ SWITCHED = "SWITCHED"
 KILLING_DONE = "KILLING_DONE"
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
     """An IPC message (``IPMessage``): its type and data."""
 

@@ -66,7 +66,7 @@ class EngineStats:
     started_wall_s: float = field(default_factory=time.perf_counter)
 
 
-@dataclass
+@dataclass(slots=True)
 class JobRow:
     """One line of ``out_jobs.csv``; ``start`` is None for a rejected job."""
 
