@@ -208,13 +208,7 @@ class Machines:
         state = int(state)  # an int indexes and fills numpy arrays faster than an enum
         count = len(nodes)
         if count == 1:
-            node = int(nodes[0])
-            leaving = int(self.state[node])
-            self.time_in_state[leaving] += now - float(self.since[node])
-            self.counts[leaving] -= 1
-            self.counts[state] += 1
-            self.state[node] = state
-            self.since[node] = now
+            self.set_state_one(now, int(nodes[0]), state)
             return
         old = self.state[nodes]
         first = int(old[0])
@@ -230,6 +224,16 @@ class Machines:
         self.counts[state] += count
         self.state[nodes] = state
         self.since[nodes] = now
+
+    def set_state_one(self, now: float, node: int, state: int) -> None:
+        """:meth:`set_state` of one node (a switch), on scalars."""
+        state = int(state)
+        leaving = int(self.state[node])
+        self.time_in_state[leaving] += now - float(self.since[node])
+        self.counts[leaving] -= 1
+        self.counts[state] += 1
+        self.state[node] = state
+        self.since[node] = now
 
     def state_of(self, node: int) -> MachineState:
         return MachineState(int(self.state[node]))

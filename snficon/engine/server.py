@@ -277,7 +277,6 @@ class Server:
         for node in nodes.tolist():
             host = hosts[node]
             current = int(machines.pstate[node])
-            one = np.array([node], dtype=np.int64)
             if host.is_computation_pstate(current):
                 if host.is_computation_pstate(target):
                     yield (CALL, ctx.set_pstate, node, target)
@@ -286,12 +285,12 @@ class Server:
                         ctx.append("RESOURCE_STATE_CHANGED",
                                    {"resources": request.all_machines, "state": str(target)})
                 else:
-                    machines.set_state(ctx.now, one, MachineState.SWITCHING_OFF)
+                    machines.set_state_one(ctx.now, node, MachineState.SWITCHING_OFF)
                     yield (CALL, self._spawn, f"switch OFF {node}",
                            act.switch_machine(ctx, node, target, False), node)
                     self.nb_switching += 1
             else:
-                machines.set_state(ctx.now, one, MachineState.SWITCHING_ON)
+                machines.set_state_one(ctx.now, node, MachineState.SWITCHING_ON)
                 yield (CALL, self._spawn, f"switch ON {node}",
                        act.switch_machine(ctx, node, target, True), node)
                 self.nb_switching += 1
