@@ -21,7 +21,9 @@ def begins_data(platform: Platform, workloads: Sequence[Workload],
                 labels: Sequence[str]) -> dict[str, Any]:
     """The data of ``SIMULATION_BEGINS``: resources, workloads ``w0, w1...`` and their profiles.
 
-    Each compute resource carries its host properties plus Batsim's ``role``.
+    Each compute resource carries its host properties plus Batsim's ``role``. The
+    profiles are their workloads' own objects, not copies: an event's data is only
+    ever read (encoded, or decoded into new objects for the scheduler).
     """
     resources = [
         {"id": host.id, "name": host.name, "state": "idle",
@@ -33,7 +35,7 @@ def begins_data(platform: Platform, workloads: Sequence[Workload],
         "allow_storage_sharing": True, "config": dict(BATSIM_CONFIG),
         "compute_resources": resources, "storage_resources": [],
         "workloads": {f"w{i}": label for i, label in enumerate(labels)},
-        "profiles": {f"w{i}": {name: dict(p.raw) for name, p in w.profiles.items()}
+        "profiles": {f"w{i}": {name: p.raw for name, p in w.profiles.items()}
                      for i, w in enumerate(workloads)},
     }
 
