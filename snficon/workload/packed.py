@@ -127,6 +127,10 @@ class WorkloadJobs:
         return iter(sorted(range(len(jobs)), key=lambda i: (jobs[i].subtime, jobs[i].id)))
 
 
+#: Decoded profiles a packed workload keeps (a few hundred KB at most).
+RECENT_PROFILES = 1024
+
+
 @dataclass(frozen=True, eq=False)
 class PackedProfiles(Mapping[str, Profile]):
     """The profiles of a packed workload by name, each decoded when it is read.
@@ -141,6 +145,9 @@ class PackedProfiles(Mapping[str, Profile]):
     decode: Callable[[str], Any]
     #: One string object for each key and string value of the profiles read so far.
     _strings: dict[str, str] = field(default_factory=dict)
+    #: The profiles read last, by position (at most :data:`RECENT_PROFILES`, the oldest
+    #: dropped first): jobs that share a profile share its object, as in a loaded workload.
+    _recent: dict[int, Profile] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -150,6 +157,17 @@ class PackedProfiles(Mapping[str, Profile]):
 
     def at(self, index: int) -> Profile:
         """The profile at ``index`` in the file's order."""
+        profile = self._recent.get(index)
+        if profile is None:
+            profile = self.decoded(index)
+            recent = self._recent
+            if len(recent) >= RECENT_PROFILES:
+                del recent[next(iter(recent))]
+            recent[index] = profile
+        return profile
+
+    def decoded(self, index: int) -> Profile:
+        """The profile at ``index``, decoded from its text."""
         return parse_profile(self.names[index], self._shared(self.decode(self.texts[index])),
                              self.source)
 

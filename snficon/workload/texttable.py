@@ -24,33 +24,29 @@ class TextTable:
     """Many short texts, compressed (zlib) in blocks of :data:`BLOCK_TEXTS`.
 
     Text ``i`` is in block ``i // BLOCK_TEXTS``, between the ends of the texts
-    before it in that block (``ends``, offsets within the block). The texts of
-    the last block read are kept decoded, so reading in order costs one
-    decompression per block.
+    before it in that block (``ends``, offsets within the block). The last
+    block read is kept decompressed, with its texts' offsets as a list, so
+    reading in order costs one decompression per block.
     """
 
     blocks: list[bytes]
     ends: np.ndarray
-    _cached: tuple[int, list[str]] = (-1, [])
+    #: The last block read: its number, its bytes and where each of its texts starts
+    #: and ends (one more offset than texts).
+    _cached: tuple[int, bytes, list[int]] = (-1, b"", [])
 
     def __len__(self) -> int:
         return len(self.ends)
 
     def __getitem__(self, index: int) -> str:
         block, first = divmod(index, BLOCK_TEXTS)
-        cached_block, texts = self._cached
+        cached_block, data, bounds = self._cached
         if cached_block != block:
-            texts = self._block_texts(block)
-            self._cached = (block, texts)
-        return texts[first]
-
-    def _block_texts(self, block: int) -> list[str]:
-        """The texts of one block, decompressed and decoded."""
-        data = zlib.decompress(self.blocks[block])
-        start = block * BLOCK_TEXTS
-        ends = self.ends[start:start + BLOCK_TEXTS].tolist()
-        starts = [0, *ends[:-1]]
-        return [data[begin:end].decode("utf-8") for begin, end in zip(starts, ends, strict=True)]
+            data = zlib.decompress(self.blocks[block])
+            start = block * BLOCK_TEXTS
+            bounds = [0, *self.ends[start:start + BLOCK_TEXTS].tolist()]
+            self._cached = (block, data, bounds)
+        return data[bounds[first]:bounds[first + 1]].decode("utf-8")
 
 
 @dataclass(eq=False)
