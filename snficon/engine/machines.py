@@ -40,6 +40,7 @@ class MachineState(IntEnum):
 #: ``MachineState.IDLE`` as a plain int: numpy compares an array with it without the
 #: conversion an enum member costs.
 IDLE = int(MachineState.IDLE)
+SLEEPING = int(MachineState.SLEEPING)
 #: Each state's code as the byte of an int8 array holding it.
 _STATE_BYTE = tuple(bytes((int(state),)) for state in MachineState)
 

@@ -20,7 +20,7 @@ from snficon.engine import actors as act
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext, Switch
 from snficon.engine.kernel import CALL, RECV
-from snficon.engine.machines import IDLE, MachineState, all_equal, all_true
+from snficon.engine.machines import IDLE, SLEEPING, MachineState, all_equal, all_true
 from snficon.engine.protocol import begins_data
 from snficon.engine.reader import (
     PSTATE_MODIFICATION,
@@ -314,14 +314,13 @@ def _switch_problem(ctx: BatsimContext, nodes: np.ndarray, target: int) -> str |
     """
     hosts = ctx.platform.hosts
     machines = ctx.machines
-    for node in nodes.tolist():
-        state = machines.state_of(node)
-        if state not in (MachineState.IDLE, MachineState.SLEEPING):
-            return f"machine {node} is {state.label} and cannot be switched"
+    for node, code in zip(nodes.tolist(), machines.state[nodes].tolist(), strict=True):
+        if code != IDLE and code != SLEEPING:
+            return f"machine {node} is {MachineState(code).label} and cannot be switched"
         host = hosts[node]
         if not 0 <= target < len(host.pstates) or target in host.virtual_pstates:
             return f"machine {node} has no pstate {target} to rest in"
-        if state == MachineState.SLEEPING and not host.is_computation_pstate(target):
+        if code == SLEEPING and not host.is_computation_pstate(target):
             return (f"machine {node} is already asleep (pstate {int(machines.pstate[node])}) "
                     f"and can only be woken to a computation pstate")
     return None
