@@ -185,6 +185,12 @@ class PackedProfiles(Mapping[str, Profile]):
                 strings.setdefault(value, value) if type(value) is str else value
                 for key, value in raw.items()}
 
+    def raw_items(self) -> Iterator[tuple[str, Any]]:
+        """(name, the profile's JSON object) pairs in the file's order: the ``raw`` of
+        :meth:`items`' profiles, without making (or keeping) the profiles."""
+        return ((self.names[i], self._shared(self.decode(self.texts[i])))
+                for i in range(len(self.names)))
+
     def items(self) -> Iterator[tuple[str, Profile]]:  # type: ignore[override]
         """(name, profile) pairs in the file's order, one decoded at a time."""
         return ((self.names[i], self.at(i)) for i in range(len(self.names)))

@@ -64,3 +64,15 @@ def test_packed_profiles_read_again_are_those_decoded(tmp_path):
         assert profile == fresh and profile.raw == fresh.raw
         assert profile.name == jobs[index]["profile"]
     assert len(packed.profiles._recent) == RECENT_PROFILES
+
+
+def test_packed_profile_objects_are_those_of_the_profiles(tmp_path):
+    profiles = {f"p{i}": {"type": "delay", "delay": 1.5 + i, "extra": [i, "x"]} for i in range(70)}
+    jobs = [{"id": 0, "subtime": 0.0, "res": 1, "profile": "p3", "walltime": -1}]
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": profiles}))
+    packed = read_packed_workload(path, parse_float=rapidjson_double)
+    assert isinstance(packed, PackedWorkload)
+    objects = list(packed.profiles.raw_items())
+    assert objects == [(name, profile.raw) for name, profile in packed.profiles.items()]
+    assert objects == list(profiles.items())
