@@ -221,8 +221,9 @@ def _plain_decimal(s: str) -> float | None:
     """
     negative = s.startswith("-")
     whole, _, fraction = (s[1:] if negative else s).partition(".")
-    if len(fraction) > _EXACT_POW10 or int(whole + fraction[:-1]) > _FAST_PATH_LIMIT:
-        return None
+    if len(fraction) > _EXACT_POW10 or len(whole) > 16 \
+            or int(whole + fraction[:-1]) > _FAST_PATH_LIMIT:
+        return None  # (16 digits or fewer before the point: the integer stays short)
     value = float(int(whole + fraction))
     if fraction:
         value /= _pow10(len(fraction))

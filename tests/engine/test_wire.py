@@ -53,7 +53,8 @@ def test_rapidjson_double_is_the_digit_loop_on_decimals(seed):
 @pytest.mark.parametrize("text", ["9007199254740991.5", "9007199254740992.5", "0.1",
                                   "-0.0", "0", "-0", "1" * 17 + ".25", "4800022.000000001",
                                   "0." + "0" * 21 + "1", "0." + "0" * 22 + "1",
-                                  "123456789012345678901234.5", "17976931348623157" + "0" * 292])
+                                  "123456789012345678901234.5", "17976931348623157" + "0" * 292,
+                                  "9" * 5000 + ".5", "1." + "0" * 5000 + "1"])
 def test_rapidjson_double_is_the_digit_loop_at_the_edges(text):
     assert _bits(rapidjson_double(text)) == _bits(parse_number(text))
 
