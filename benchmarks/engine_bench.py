@@ -2,6 +2,7 @@
 
     uv run python benchmarks/engine_bench.py                      # 1152 AOBA nodes, 20,000 jobs
     uv run python benchmarks/engine_bench.py --mode inprocess --profile
+    uv run python benchmarks/engine_bench.py --mode inprocess --repeat 5     # medians
     uv run python benchmarks/engine_bench.py --nodes 256 --jobs 5000 --mode zmq
 
 The case: a homogeneous AOBA platform written by the project's generator and
@@ -38,6 +39,7 @@ import math
 import os
 import pstats
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -276,6 +278,14 @@ def print_profile(profiler: cProfile.Profile, top: int = 25) -> None:
         print(f"  {name:<18} {seconds:8.2f} s  {100 * seconds / total:5.1f} %")
 
 
+def print_medians(runs: list[RunFigures]) -> None:
+    """The median engine CPU time and engine-only rate of repeated runs of one mode."""
+    cpu = statistics.median(figures.engine_cpu_s for figures in runs)
+    rate = statistics.median(figures.events / figures.engine_cpu_s for figures in runs)
+    print(f"{runs[0].mode:<10} median of {len(runs)} runs: {cpu:.2f} s of engine CPU, "
+          f"{rate:,.0f} events per CPU second engine-only")
+
+
 def print_figures(figures: RunFigures) -> None:
     extra = ""
     if figures.scheduler_peak_rss_mib is not None:
@@ -310,6 +320,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mode", choices=("inprocess", "zmq", "both"), default="both")
     parser.add_argument("--scheduler", choices=("auto", "probe", "fcfs"), default="auto",
                         help="auto: the conformance probe if ../shared exists, else fcfs")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each mode (a child process each); medians after them")
     parser.add_argument("--profile", action="store_true",
                         help="cProfile the in-process run; print the top 25 functions")
     parser.add_argument("--worker", nargs=2, metavar=("PLATFORM", "WORKLOAD"),
@@ -364,7 +376,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scheduler: {Path(spec).name} {json.dumps(options)}")
         modes = ("inprocess", "zmq") if args.mode == "both" else (args.mode,)
         for mode in modes:
-            print_figures(run_mode(mode, platform, workload, args))
+            runs = [run_mode(mode, platform, workload, args) for _ in range(args.repeat)]
+            for figures in runs:
+                print_figures(figures)
+            if len(runs) > 1:
+                print_medians(runs)
     return 0
 
 

@@ -36,7 +36,7 @@ SWITCHED = "SWITCHED"
 KILLING_DONE = "KILLING_DONE"
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
     """An IPC message (``IPMessage``): its type and data."""
 
@@ -115,11 +115,11 @@ def switch_machine(ctx: BatsimContext, node: int, target: int, switching_on: boo
     if ctx.jitter is not None:  # not Batsim: a drawn duration instead of 1 / speed
         speeds = np.array([1.0 / ctx.jitter.duration(1.0 / float(speeds[0]))])
     execution = yield (CALL, ctx.kernel.start_exec, nodes, 1.0, speeds)
-    ctx.kernel.touch(nodes)  # Exec::on_start of the energy plugin (one host)
+    ctx.kernel.energy_updated_at[node] = ctx.now  # Exec::on_start of the energy plugin
     yield (WAIT, execution, -1.0, node)
     yield (CALL, ctx.set_pstate, node, target)
-    ctx.machines.set_state(ctx.now, nodes, MachineState.IDLE if switching_on
-                           else MachineState.SLEEPING)
+    ctx.machines.set_state_one(ctx.now, node, MachineState.IDLE if switching_on
+                               else MachineState.SLEEPING)
     yield (PUT, Message(SWITCHED, (node, target)), True)
 
 

@@ -26,9 +26,10 @@ SUPPORTED_ANSWERS = ("EXECUTE_JOB", "REJECT_JOB", "SET_RESOURCE_STATE", "CALL_ME
 BATSIM_ONLY_ANSWERS = ("ANSWER", "CHANGE_JOB_STATE", "REGISTER_JOB", "REGISTER_PROFILE",
                        "SET_JOB_METADATA", "NOTIFY", "TO_JOB_MSG")
 ACCEPTED_QUERIES = ("consumed_energy",)
+_EXECUTE_JOB_FIELDS = frozenset({"job_id", "alloc", "mapping"})
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class AnswerPlace:
     """Where an answer event sits, for error messages; formatted only when one is raised."""
 
@@ -143,7 +144,8 @@ def check_mapping(where: AnswerPlace, data: dict[str, Any], nb_allocated: int) -
 def execute_job(where: AnswerPlace, data: dict[str, Any], nb_nodes: int
                 ) -> tuple[str, np.ndarray, str]:
     """``handle_execute_job``: the job, its machines and their text."""
-    extra = data.keys() - {"job_id", "alloc", "mapping"}
+    extra = () if len(data) == 2 and "alloc" in data and "job_id" in data \
+        else data.keys() - _EXECUTE_JOB_FIELDS  # the usual two fields, checked first
     if extra:
         raise UnsupportedError(f"{where}: EXECUTE_JOB fields {sorted(extra)} are not "
                                "supported by the embedded engine")

@@ -27,7 +27,7 @@ from snficon.platform.model import Platform
 _WITH_DOUBLES = frozenset({"SIMULATION_BEGINS", "JOB_KILLED", "ANSWER"})
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     """One event of a message to the scheduler; ``data`` holds the unrounded values."""
 

@@ -37,7 +37,7 @@ COMPLETE_STATES = frozenset({REJECTED, COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIM
                              COMPLETED_KILLED, COMPLETED_FAILED})
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class EngineJob:
     """A job through its life (Batsim's ``Job``): state, allocation, timing, energy."""
 
@@ -65,7 +65,9 @@ class EngineJob:
     index: int = -1
 
     def __post_init__(self) -> None:
-        self.description = decoded(self._raw_description())
+        description = decoded(self.spec.raw)  # a new object: only its id to replace
+        description["id"] = self.full_id
+        self.description = description
 
     def _raw_description(self) -> dict[str, Any]:
         """The file's job object with the full id (``JOB_SUBMITTED``'s ``job``)."""

@@ -36,7 +36,7 @@ update of ``Exec::on_start`` for single-host executions is done by the actors.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
@@ -157,10 +157,17 @@ class Kernel:
 
     def run(self) -> Generator[Any, Any, None]:
         """``EngineImpl::run`` as a generator: yields each message for the scheduler and
-        receives its answer; returns when nothing can happen any more."""
+        receives its answer; returns when nothing can happen any more.
+
+        The usual context switch (:meth:`_step`) is written out in the sub-round's
+        loop: an actor with no traversal nor pending wait resumes with its result
+        and, when it yields one of the usual simcalls, records it; anything else
+        goes through :meth:`_request`, as it would from :meth:`_step`.
+        """
         surf = self.surf
         step = self._step
-        handle = self._handle
+        request_of = self._request
+        handlers = self._handler_table()
         spare: list[Actor] = []  # the list of the sub-round before, emptied: reused
         while True:
             while self.to_run:
@@ -169,16 +176,32 @@ class Kernel:
                     self._fast_forward_energy()
                 self.to_run = spare
                 for actor in ran:
-                    if actor.alive:
+                    if not actor.alive:
+                        continue
+                    if actor.pending_wait is None and actor.traversal is None:
+                        value = actor.result
+                        actor.result = None
+                        try:
+                            request = actor.code.send(value)
+                        except StopIteration:
+                            actor.alive = False
+                            self.actors.pop(actor, None)
+                            continue
+                        kind = request[0]
+                        if kind < ENERGY and kind != SLEEP_FOR:  # the usual simcalls
+                            actor.request = request
+                            continue
+                        message = request_of(actor, request)
+                    else:
                         message = step(actor)
-                        while message is not None:  # the request-reply actor's round trip
-                            actor.result = yield message
-                            message = step(actor)
+                    while message is not None:  # the request-reply actor's round trip
+                        actor.result = yield message
+                        message = step(actor)
                 for actor in ran:
                     request = actor.request
                     if request is not None:
                         actor.request = None
-                        handle(actor, request)
+                        handlers[request[0]](actor, request)
                 ran.clear()
                 spare = ran
                 if surf.failed or surf.finished:
@@ -211,14 +234,20 @@ class Kernel:
             if self._traverse(actor):
                 return None
             value = None
+        try:
+            request = actor.code.send(value)
+        except StopIteration:
+            actor.alive = False
+            self.actors.pop(actor, None)
+            return None
+        return self._request(actor, request)
+
+    def _request(self, actor: Actor, request: tuple) -> Any:
+        """What the actor does with the request it just yielded: record a simcall, or run
+        on at once (an energy query of updated hosts, a sleep of no time); the message
+        of an ``EXCHANGE``, else None."""
         code = actor.code
         while True:
-            try:
-                request = code.send(value)
-            except StopIteration:
-                actor.alive = False
-                self.actors.pop(actor, None)
-                return None
             kind = request[0]
             if kind < ENERGY and kind != SLEEP_FOR:  # the usual simcalls
                 actor.request = request
@@ -227,13 +256,18 @@ class Kernel:
                 actor.traversal = (request[1], 0)
                 if self._traverse(actor):
                     return None
-                value = None
             elif kind == EXCHANGE:
                 return request[1]
-            elif kind == SLEEP_FOR and request[1] <= 0.0:
-                value = None  # sleep_for(d <= 0) is a no-op, not a simcall
-            else:
+            elif not (kind == SLEEP_FOR and request[1] <= 0.0):
                 actor.request = request
+                return None
+            # sleep_for(d <= 0) is a no-op, not a simcall; an energy query of updated hosts
+            # makes none: the actor runs on
+            try:
+                request = code.send(None)
+            except StopIteration:
+                actor.alive = False
+                self.actors.pop(actor, None)
                 return None
 
     def _traverse(self, actor: Actor) -> bool:
@@ -242,6 +276,11 @@ class Kernel:
         hosts, position = actor.traversal
         now = self.surf.now
         if position < len(hosts) and self._all_updated_at != now:
+            host = int(hosts[position])
+            if self.energy_updated_at[host] < now:  # the very next host (the usual case)
+                actor.traversal = (hosts, position + 1)
+                actor.request = (_UPDATE, host)
+                return True
             every = hosts is self.all_hosts
             if every:  # a slice, not a gather
                 pending = self.energy_updated_at[position:] < now
@@ -284,29 +323,36 @@ class Kernel:
 
     # ------------------------------------------------------------------ simcalls
 
-    def _handle(self, actor: Actor, request: tuple) -> None:
-        kind = request[0]  # the most frequent first
-        if kind == PUT:
-            self._put(actor, request[1], request[2])
-        elif kind == RECV:
-            self._recv(actor)
-        elif kind == CALL:
-            actor.result = request[1](*request[2:])
-            self.to_run.append(actor)
-        elif kind == _UPDATE:
-            self.energy_updated_at[request[1]] = self.surf.now
-            self.to_run.append(actor)
-        elif kind == SLEEP_FOR:
-            activity = Activity(SLEEP_ACTIVITY)
-            activity.action = self.surf.sleep(request[1], request[2], activity)
-            activity.waiters.append(actor)
-            actor.waiting = activity
-        elif kind == WAIT:
-            self._wait(actor, request[1], request[2], request[3])
-        else:
-            raise RuntimeError(f"unknown simcall {request!r}")
+    def _on_call(self, actor: Actor, request: tuple) -> None:
+        """An answered simcall: its function runs now, the actor resumes with the result."""
+        actor.result = request[1](*request[2:])
+        self.to_run.append(actor)
 
-    def _wait(self, actor: Actor, activity: Activity, timeout: float, host: int) -> None:
+    def _on_update(self, actor: Actor, request: tuple) -> None:
+        """One host's energy update of a traversal (``HostEnergy::update``)."""
+        self.energy_updated_at[request[1]] = self.surf.now
+        self.to_run.append(actor)
+
+    def _on_sleep(self, actor: Actor, request: tuple) -> None:
+        """``ActorImpl::sleep``: a sleep action the actor waits for."""
+        activity = Activity(SLEEP_ACTIVITY)
+        activity.action = self.surf.sleep(request[1], request[2], activity)
+        activity.waiters.append(actor)
+        actor.waiting = activity
+
+    def _on_unknown(self, _actor: Actor, request: tuple) -> None:
+        raise RuntimeError(f"unknown simcall {request!r}")
+
+    def _handler_table(self) -> list[Callable[[Actor, tuple], None]]:
+        """``simcall_handle``: the handler of each simcall kind, indexed by kind."""
+        table = [self._on_unknown] * (_UPDATE + 1)
+        table[CALL], table[SLEEP_FOR], table[WAIT] = self._on_call, self._on_sleep, self._wait
+        table[PUT], table[RECV], table[_UPDATE] = self._put, self._recv, self._on_update
+        return table
+
+    def _wait(self, actor: Actor, request: tuple) -> None:
+        """``ActivityImpl::wait_for``: ``(WAIT, activity, timeout, host)``."""
+        _, activity, timeout, host = request
         if activity.state is not None:  # already over: answered at once
             actor.result = activity.state
             self.to_run.append(actor)
@@ -320,8 +366,9 @@ class Kernel:
             detector.action = self.surf.sleep(timeout, host, detector)
             activity.timeout = detector
 
-    def _put(self, actor: Actor, payload: Any, final: bool) -> None:
-        """``CommImpl::isend``, and the sender's wait one sub-round later.
+    def _put(self, actor: Actor, request: tuple) -> None:
+        """``CommImpl::isend`` of ``(PUT, payload, final)``, and the sender's wait one
+        sub-round later.
 
         When the server already waits (the usual case), the comm starts now
         and the sender's wait, which would come next sub-round and do nothing
@@ -329,6 +376,7 @@ class Kernel:
         the send is queued, the wait keeps its own sub-round. A final sender
         (nothing left to do after its put) is not woken again: it ends.
         """
+        _, payload, final = request
         receiver = self._receiver
         if receiver is not None:
             self._receiver = None
@@ -362,7 +410,8 @@ class Kernel:
         self.actors.pop(actor, None)
         actor.code.close()
 
-    def _recv(self, actor: Actor) -> None:
+    def _recv(self, actor: Actor, _request: tuple) -> None:
+        """``CommImpl::irecv`` of the server: the oldest queued send, or wait for one."""
         if self._queue:
             comm = self._queue.popleft()
             comm.waiters.append(actor)

@@ -18,11 +18,9 @@ import numpy as np
 
 from snficon.platform.model import Platform
 
-#: ``ndarray.sum/any/all`` without their Python wrappers (``numpy/_core/_methods.py``
-#: calls these very reductions): the same pairwise sums, bit for bit, for less overhead.
+#: ``ndarray.sum`` without its Python wrapper (``numpy/_core/_methods.py`` calls this very
+#: reduction): the same pairwise sums, bit for bit, for less overhead.
 _sum = np.add.reduce
-_any = np.logical_or.reduce
-_all = np.logical_and.reduce
 
 
 class MachineState(IntEnum):
@@ -42,6 +40,25 @@ class MachineState(IntEnum):
 #: ``MachineState.IDLE`` as a plain int: numpy compares an array with it without the
 #: conversion an enum member costs.
 IDLE = int(MachineState.IDLE)
+SLEEPING = int(MachineState.SLEEPING)
+#: Each state's code as the byte of an int8 array holding it.
+_STATE_BYTE = tuple(bytes((int(state),)) for state in MachineState)
+
+
+def all_equal(codes: np.ndarray, code: int) -> bool:
+    """``np.all(codes == code)`` for int8 state codes: their bytes are ``code``'s, repeated
+    (no ufunc nor reduction to run on a few values)."""
+    return codes.tobytes() == _STATE_BYTE[code] * len(codes)
+
+
+def all_true(flags: np.ndarray) -> bool:
+    """``flags.all()`` for a boolean array: no byte is 0."""
+    return flags.tobytes().count(0) == 0
+
+
+def all_zero(counts: np.ndarray) -> bool:
+    """``not counts.any()`` for an integer array: every byte is 0."""
+    return counts.tobytes().count(0) == counts.nbytes
 
 
 class Machines:
@@ -78,9 +95,11 @@ class Machines:
         self.power_w = self.idle_now.copy()
         self.host_energy_j = np.zeros(n)
         self.host_energy_time = np.zeros(n)
-        self.counts = np.zeros(len(MachineState), dtype=np.int64)
+        #: Machines in each state and the time they spent in each (s), by state: lists,
+        #: whose items a state change updates faster than an array's.
+        self.counts = [0] * len(MachineState)
         self.counts[MachineState.IDLE] = n
-        self.time_in_state = np.zeros(len(MachineState))
+        self.time_in_state = [0.0] * len(MachineState)
         self._energy_j = 0.0
         self._energy_time = 0.0
         self._power_total_w = float(self.power_w.sum())
@@ -94,6 +113,10 @@ class Machines:
 
     def energy_of(self, nodes: np.ndarray, now: float) -> float:
         """Energy consumed by ``nodes`` from time 0 to ``now`` (J)."""
+        if len(nodes) == 1:  # the same arithmetic on scalars (the sum of one term is 0 + it)
+            node = int(nodes[0])
+            return 0.0 + (float(self.host_energy_j[node]) + float(self.power_w[node])
+                          * (now - float(self.host_energy_time[node])))
         return float(_sum(self.host_energy_j[nodes]
                           + self.power_w[nodes] * (now - self.host_energy_time[nodes])))
 
@@ -139,10 +162,10 @@ class Machines:
         self.loaded[nodes] = loaded
         if delta > 0:  # every node now runs at least this execution
             new = self.busy_now[nodes]
-        elif _any(loaded):
-            new = np.where(loaded > 0, self.busy_now[nodes], self.idle_now[nodes])
-        else:
+        elif all_zero(loaded):  # none loaded any more (the usual case)
             new = self.idle_now[nodes]
+        else:
+            new = np.where(loaded > 0, self.busy_now[nodes], self.idle_now[nodes])
         self._set_power(now, nodes, new)
 
     def set_pstate(self, now: float, nodes: np.ndarray, pstate: int) -> None:
@@ -184,27 +207,34 @@ class Machines:
     def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
         """``Machine::update_machine_state`` for ``nodes``, counting the time in the old state."""
         state = int(state)  # an int indexes and fills numpy arrays faster than an enum
-        if len(nodes) == 1:
-            node = int(nodes[0])
-            leaving = int(self.state[node])
-            self.time_in_state[leaving] += now - float(self.since[node])
-            self.counts[leaving] -= 1
-            self.counts[state] += 1
-            self.state[node] = state
-            self.since[node] = now
+        count = len(nodes)
+        if count == 1:
+            self.set_state_one(now, int(nodes[0]), state)
             return
         old = self.state[nodes]
         first = int(old[0])
-        if _all(old == first):
-            self.time_in_state[first] += _sum(now - self.since[nodes])
-            self.counts[first] -= len(nodes)
+        if all_equal(old, first):  # one state for all (the usual case)
+            self.time_in_state[first] += float(_sum(now - self.since[nodes]))
+            self.counts[first] -= count
         else:
-            self.time_in_state += np.bincount(old, weights=now - self.since[nodes],
-                                              minlength=len(MachineState))
-            self.counts -= np.bincount(old, minlength=len(MachineState))
-        self.counts[state] += len(nodes)
+            times = np.bincount(old, weights=now - self.since[nodes], minlength=len(MachineState))
+            leaving = np.bincount(old, minlength=len(MachineState))
+            for code in range(len(MachineState)):
+                self.time_in_state[code] += float(times[code])
+                self.counts[code] -= int(leaving[code])
+        self.counts[state] += count
         self.state[nodes] = state
         self.since[nodes] = now
+
+    def set_state_one(self, now: float, node: int, state: int) -> None:
+        """:meth:`set_state` of one node (a switch), on scalars."""
+        state = int(state)
+        leaving = int(self.state[node])
+        self.time_in_state[leaving] += now - float(self.since[node])
+        self.counts[leaving] -= 1
+        self.counts[state] += 1
+        self.state[node] = state
+        self.since[node] = now
 
     def state_of(self, node: int) -> MachineState:
         return MachineState(int(self.state[node]))

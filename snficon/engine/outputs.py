@@ -12,10 +12,9 @@ atomically, so an interrupted run never leaves a half file under its name.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
 
 from snficon import __version__
 from snficon.engine.machines import MachineState
@@ -67,7 +66,7 @@ class EngineStats:
     started_wall_s: float = field(default_factory=time.perf_counter)
 
 
-@dataclass
+@dataclass(slots=True)
 class JobRow:
     """One line of ``out_jobs.csv``; ``start`` is None for a rejected job."""
 
@@ -107,7 +106,7 @@ _PSTATE_HEADER = "time,machine_id,new_pstate"
 _ENERGY_HEADER = "time,energy,event_type,wattmin,epower"
 
 
-def _state_line(now: float, counts: tuple[int, ...]) -> str:
+def _state_line(now: float, counts: Sequence[int]) -> str:
     return _g(now) + "," + ",".join(str(c) for c in counts)
 
 
@@ -206,14 +205,14 @@ class OutputTables:
         else:
             self._streams["jobs"].add(row.render())
 
-    def record_states(self, now: float, counts: np.ndarray) -> None:
+    def record_states(self, now: float, counts: Sequence[int]) -> None:
         """A row of ``out_machine_states.csv``: how many machines are in each state."""
         if not self.trace_machine_states:
             return
         if self._prefix is None:
-            self.machine_states.append((now, tuple(counts.tolist())))
+            self.machine_states.append((now, tuple(counts)))
         else:
-            self._streams["machine_states"].add(_state_line(now, counts.tolist()))
+            self._streams["machine_states"].add(_state_line(now, counts))
 
     def record_pstate(self, now: float, machines: str, pstate: int) -> None:
         """A row of ``out_pstate_changes.csv`` (kept only with energy)."""
@@ -292,7 +291,7 @@ def _schedule_cell(value: object) -> str:
 
 
 def schedule_summary(jobs: JobSummary, *, nb_jobs: int, nb_machines: int,
-                     time_in_state: np.ndarray, stats: EngineStats,
+                     time_in_state: Sequence[float], stats: EngineStats,
                      energy: bool) -> dict[str, object]:
     """The one row of ``out_schedule.csv``, with Batsim 4.2's definitions.
 

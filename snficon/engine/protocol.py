@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from snficon.platform.model import Platform
-from snficon.workload.model import JobSpec, Workload
+from snficon.workload.model import JobSpec, Profile, Workload
+from snficon.workload.packed import PackedProfiles
 
 #: The ``config`` map of ``SIMULATION_BEGINS`` as Batsim 4.2 sends it by default.
 BATSIM_CONFIG: dict[str, Any] = {
@@ -21,7 +22,9 @@ def begins_data(platform: Platform, workloads: Sequence[Workload],
                 labels: Sequence[str]) -> dict[str, Any]:
     """The data of ``SIMULATION_BEGINS``: resources, workloads ``w0, w1...`` and their profiles.
 
-    Each compute resource carries its host properties plus Batsim's ``role``.
+    Each compute resource carries its host properties plus Batsim's ``role``. The
+    profiles are their workloads' own objects, not copies: an event's data is only
+    ever read (encoded, or decoded into new objects for the scheduler).
     """
     resources = [
         {"id": host.id, "name": host.name, "state": "idle",
@@ -33,9 +36,16 @@ def begins_data(platform: Platform, workloads: Sequence[Workload],
         "allow_storage_sharing": True, "config": dict(BATSIM_CONFIG),
         "compute_resources": resources, "storage_resources": [],
         "workloads": {f"w{i}": label for i, label in enumerate(labels)},
-        "profiles": {f"w{i}": {name: dict(p.raw) for name, p in w.profiles.items()}
-                     for i, w in enumerate(workloads)},
+        "profiles": {f"w{i}": dict(_profile_objects(w.profiles)) for i, w in enumerate(workloads)},
     }
+
+
+def _profile_objects(profiles: Mapping[str, Profile]) -> Iterator[tuple[str, Any]]:
+    """Each profile's name and JSON object, in the file's order (a packed workload's
+    objects are decoded from their texts, already validated, without a profile each)."""
+    if isinstance(profiles, PackedProfiles):
+        return profiles.raw_items()
+    return ((name, profile.raw) for name, profile in profiles.items())
 
 
 def job_description(job: JobSpec, full_id: str) -> dict[str, Any]:

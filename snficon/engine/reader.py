@@ -31,7 +31,7 @@ SCHED_TELL_ME_ENERGY = "SCHED_TELL_ME_ENERGY"
 PSTATE_MODIFICATION = "PSTATE_MODIFICATION"
 
 
-@dataclass
+@dataclass(slots=True)
 class OutgoingMessage:
     """A message for the scheduler (``generate_current_message``): its time and events."""
 

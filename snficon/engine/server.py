@@ -20,7 +20,7 @@ from snficon.engine import actors as act
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext, Switch
 from snficon.engine.kernel import CALL, RECV
-from snficon.engine.machines import IDLE, MachineState
+from snficon.engine.machines import IDLE, SLEEPING, MachineState, all_equal, all_true
 from snficon.engine.protocol import begins_data
 from snficon.engine.reader import (
     PSTATE_MODIFICATION,
@@ -155,14 +155,14 @@ class Server:
             raise ProtocolError(f"{where}: job {job.full_id} asks for {job.spec.res} "
                                 f"machine(s) but the allocation has {len(nodes)}")
         machines = ctx.machines
-        not_idle = machines.state[nodes] != IDLE
-        if not_idle.any():
-            node = int(nodes[not_idle][0])
+        states = machines.state[nodes]
+        if not all_equal(states, IDLE):
+            node = int(nodes[states != IDLE][0])
             raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which is "
                                 f"{machines.state_of(node).label}")
         if ctx.energy:
             computes = machines.computes_now[nodes]
-            if not computes.all():
+            if not all_true(computes):
                 node = int(nodes[~computes][0])
                 raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which "
                                     "is not in a computation pstate")
@@ -277,7 +277,6 @@ class Server:
         for node in nodes.tolist():
             host = hosts[node]
             current = int(machines.pstate[node])
-            one = np.array([node], dtype=np.int64)
             if host.is_computation_pstate(current):
                 if host.is_computation_pstate(target):
                     yield (CALL, ctx.set_pstate, node, target)
@@ -286,12 +285,12 @@ class Server:
                         ctx.append("RESOURCE_STATE_CHANGED",
                                    {"resources": request.all_machines, "state": str(target)})
                 else:
-                    machines.set_state(ctx.now, one, MachineState.SWITCHING_OFF)
+                    machines.set_state_one(ctx.now, node, MachineState.SWITCHING_OFF)
                     yield (CALL, self._spawn, f"switch OFF {node}",
                            act.switch_machine(ctx, node, target, False), node)
                     self.nb_switching += 1
             else:
-                machines.set_state(ctx.now, one, MachineState.SWITCHING_ON)
+                machines.set_state_one(ctx.now, node, MachineState.SWITCHING_ON)
                 yield (CALL, self._spawn, f"switch ON {node}",
                        act.switch_machine(ctx, node, target, True), node)
                 self.nb_switching += 1
@@ -315,14 +314,13 @@ def _switch_problem(ctx: BatsimContext, nodes: np.ndarray, target: int) -> str |
     """
     hosts = ctx.platform.hosts
     machines = ctx.machines
-    for node in nodes.tolist():
-        state = machines.state_of(node)
-        if state not in (MachineState.IDLE, MachineState.SLEEPING):
-            return f"machine {node} is {state.label} and cannot be switched"
+    for node, code in zip(nodes.tolist(), machines.state[nodes].tolist(), strict=True):
+        if code != IDLE and code != SLEEPING:
+            return f"machine {node} is {MachineState(code).label} and cannot be switched"
         host = hosts[node]
         if not 0 <= target < len(host.pstates) or target in host.virtual_pstates:
             return f"machine {node} has no pstate {target} to rest in"
-        if state == MachineState.SLEEPING and not host.is_computation_pstate(target):
+        if code == SLEEPING and not host.is_computation_pstate(target):
             return (f"machine {node} is already asleep (pstate {int(machines.pstate[node])}) "
                     f"and can only be woken to a computation pstate")
     return None

@@ -116,6 +116,10 @@ class Surf:
         self._tiny: list[Action] = []
         self.finished: list[Action] = []
         self.failed: list[Action] = []
+        #: The smallest ``remains / rate`` of the rated actions (inf: none), kept by the
+        #: step that computed their remains and by each new action; None once an action
+        #: left otherwise (:meth:`solve` then computes it again).
+        self._rated_next: float | None = math.inf
 
     # ------------------------------------------------------------------ creation
 
@@ -126,6 +130,10 @@ class Surf:
         self._actions[action.seq] = action
         if rate > 0.0:
             self._rated[action.seq] = action
+            if self._rated_next is not None:
+                value = remains / rate if remains > 0.0 else 0.0
+                if value < self._rated_next:
+                    self._rated_next = value
         if max_duration != NO_MAX_DURATION:
             self._timed[action.seq] = action
         if remains == 0.0 and kind != SLEEP:
@@ -171,7 +179,8 @@ class Surf:
     def _forget(self, action: Action) -> None:
         seq = action.seq
         del self._actions[seq]
-        self._rated.pop(seq, None)
+        if self._rated.pop(seq, None) is not None:
+            self._rated_next = None
         self._timed.pop(seq, None)
 
     def cancel(self, action: Action) -> None:
@@ -201,12 +210,14 @@ class Surf:
         timed = self._timed.values()
         if not rated and not timed:
             return -1.0
-        best = math.inf
-        for action in rated:
-            remains = action.remains
-            value = remains / action.rate if remains > 0.0 else 0.0
-            if value < best:
-                best = value
+        best = self._rated_next
+        if best is None:  # an action left since the last step: its minimum, afresh
+            best = math.inf
+            for action in rated:
+                remains = action.remains
+                value = remains / action.rate if remains > 0.0 else 0.0
+                if value < best:
+                    best = value
         for action in timed:
             duration = action.max_duration
             if duration < best:
@@ -214,11 +225,16 @@ class Surf:
         self._tiny = []
         self.now += best
         ended: list[Action] = []
+        upcoming = math.inf  # the next step's minimum over the actions that go on
         for action in rated:
             remains = action.remains - action.rate * best
             if remains < REMAINS_PRECISION:
                 remains = 0.0
                 ended.append(action)
+            else:
+                value = remains / action.rate
+                if value < upcoming:
+                    upcoming = value
             action.remains = remains
         ended_rated = len(ended)
         for action in timed:
@@ -234,6 +250,7 @@ class Surf:
                 action.alive = False
                 self._forget(action)
             self.finished.extend(ended)
+        self._rated_next = upcoming
         return best
 
     def instant_step(self) -> float:

@@ -26,6 +26,8 @@ _U64_DIV10 = 0x1999999999999999  # (2^64 - 1) / 10
 _U32_DIV10 = 429496729  # (2^32 - 1) / 10
 #: A JSON number of at most 15 digits and no exponent (checked with its length).
 _SHORT_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+#: The largest power of ten that is exactly a double.
+_EXACT_POW10 = 22
 
 
 def six_decimals(value: float) -> float:
@@ -93,12 +95,24 @@ def rapidjson_double(text: str) -> float:
 
     With at most 15 digits and no exponent, the significand is an exact integer
     below 2^53 and the power of ten is exact, so the one division rounds
-    correctly: the reading is Python's, taken at once.
+    correctly: the reading is Python's, taken at once. Other plain decimals
+    go through :func:`_plain_decimal` when it applies.
     """
     s = text.strip()
-    if len(s) <= 17 and _SHORT_DECIMAL.fullmatch(s) \
-            and len(s) - ("." in s) - s.startswith("-") <= 15:
-        return float(s)
+    if _SHORT_DECIMAL.fullmatch(s):
+        if len(s) - ("." in s) - s.startswith("-") <= 15:
+            return float(s)
+        value = _plain_decimal(s)
+        if value is not None:
+            return value
+    return parse_number(s, text)
+
+
+def parse_number(s: str, text: str | None = None) -> float:
+    """``GenericReader::ParseNumber`` digit by digit: the general path of
+    :func:`rapidjson_double` for ``s`` (no surrounding white space; ``text``, the
+    number as given, is named in errors)."""
+    text = s if text is None else text
     pos = 0
     minus = s.startswith("-")
     if minus:
@@ -192,6 +206,30 @@ def rapidjson_double(text: str) -> float:
     return -d if minus else d
 
 
+def _plain_decimal(s: str) -> float | None:
+    """:func:`rapidjson_double` of a JSON number without exponent whose digits all fit
+    the exact integer significand; None for any other.
+
+    ``ParseNumber`` stops taking fraction digits into its 64-bit significand
+    once it exceeds 2^53 - 1 (tested before each digit). When even the digits
+    before the last one stay within it, every digit is taken: the significand
+    is the integer of all the digits (up to about 9e16), converted to double
+    once (rounded to nearest even, as ``static_cast<double>``), then divided
+    by 10^k, k the number of fraction digits (``StrtodNormalPrecision``: one
+    division by ``Pow10(k)``, exact for k <= 22). This is the same arithmetic
+    as the digit loop of :func:`rapidjson_double`, which takes the others.
+    """
+    negative = s.startswith("-")
+    whole, _, fraction = (s[1:] if negative else s).partition(".")
+    if len(fraction) > _EXACT_POW10 or len(whole) > 16 \
+            or int(whole + fraction[:-1]) > _FAST_PATH_LIMIT:
+        return None  # (16 digits or fewer before the point: the integer stays short)
+    value = float(int(whole + fraction))
+    if fraction:
+        value /= _pow10(len(fraction))
+    return -value if negative else value
+
+
 def _fast_path(significand: float, exponent: int) -> float:
     if exponent < -308:
         return 0.0
@@ -206,9 +244,12 @@ def as_batsim_reads(value: float | int) -> float:
         if not math.isfinite(value):
             return value
         text = repr(value)
-        if len(text) <= 16 and "e" not in text:
+        if "e" in text:
+            return rapidjson_double(text)
+        if len(text) <= 16:
             return value  # at most 15 significant digits: read back as it is (see below)
-        return rapidjson_double(text)
+        reading = _plain_decimal(text)
+        return rapidjson_double(text) if reading is None else reading
     if isinstance(value, bool):
         raise TypeError("a boolean is not a number")
     if isinstance(value, int):

@@ -127,6 +127,10 @@ class WorkloadJobs:
         return iter(sorted(range(len(jobs)), key=lambda i: (jobs[i].subtime, jobs[i].id)))
 
 
+#: Decoded profiles a packed workload keeps (a few hundred KB at most).
+RECENT_PROFILES = 1024
+
+
 @dataclass(frozen=True, eq=False)
 class PackedProfiles(Mapping[str, Profile]):
     """The profiles of a packed workload by name, each decoded when it is read.
@@ -141,6 +145,9 @@ class PackedProfiles(Mapping[str, Profile]):
     decode: Callable[[str], Any]
     #: One string object for each key and string value of the profiles read so far.
     _strings: dict[str, str] = field(default_factory=dict)
+    #: The profiles read last, by position (at most :data:`RECENT_PROFILES`, the oldest
+    #: dropped first): jobs that share a profile share its object, as in a loaded workload.
+    _recent: dict[int, Profile] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -150,6 +157,17 @@ class PackedProfiles(Mapping[str, Profile]):
 
     def at(self, index: int) -> Profile:
         """The profile at ``index`` in the file's order."""
+        profile = self._recent.get(index)
+        if profile is None:
+            profile = self.decoded(index)
+            recent = self._recent
+            if len(recent) >= RECENT_PROFILES:
+                del recent[next(iter(recent))]
+            recent[index] = profile
+        return profile
+
+    def decoded(self, index: int) -> Profile:
+        """The profile at ``index``, decoded from its text."""
         return parse_profile(self.names[index], self._shared(self.decode(self.texts[index])),
                              self.source)
 
@@ -166,6 +184,12 @@ class PackedProfiles(Mapping[str, Profile]):
         return {strings.setdefault(key, key):
                 strings.setdefault(value, value) if type(value) is str else value
                 for key, value in raw.items()}
+
+    def raw_items(self) -> Iterator[tuple[str, Any]]:
+        """(name, the profile's JSON object) pairs in the file's order: the ``raw`` of
+        :meth:`items`' profiles, without making (or keeping) the profiles."""
+        return ((self.names[i], self._shared(self.decode(self.texts[i])))
+                for i in range(len(self.names)))
 
     def items(self) -> Iterator[tuple[str, Profile]]:  # type: ignore[override]
         """(name, profile) pairs in the file's order, one decoded at a time."""
@@ -259,6 +283,30 @@ class PackedWorkload:
 
     def submission_order(self) -> Iterator[int]:
         return in_submission_order(self.subtimes, self.id_of)
+
+
+class StoredTextDecoder:
+    """``decoder.decode`` of a text the packer stored, without its Python wrapper.
+
+    ``JSONDecoder.decode`` skips white space, runs the scanner from there
+    (``raw_decode``) and checks that only white space follows. A stored text
+    is one JSON value: when it starts with the value and the scanner ends at
+    its end, the scanner's value is that of ``decode``; anything else goes
+    through ``decode`` itself.
+    """
+
+    __slots__ = ("_decode", "_scan")
+
+    def __init__(self, decoder: json.JSONDecoder) -> None:
+        self._decode = decoder.decode
+        self._scan = decoder.scan_once
+
+    def __call__(self, text: str) -> Any:
+        try:
+            value, end = self._scan(text, 0)
+        except StopIteration:
+            return self._decode(text)
+        return value if end == len(text) else self._decode(text)
 
 
 class _AnyName:
@@ -382,7 +430,7 @@ def read_packed_workload(path: str | Path, *, parse_float: Callable[[str], float
     packer = _Packer(source)
     try:
         nb_res = stream_workload(path, decoder, job=packer.add_job, profile=packer.add_profile)
-        return packer.packed(nb_res, decoder.decode)
+        return packer.packed(nb_res, StoredTextDecoder(decoder))
     except Exception:  # noqa: BLE001 -- the whole reader names the problem, or takes the file
         del packer
         return WorkloadJobs(read_workload(path, parse_float=parse_float))

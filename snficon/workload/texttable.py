@@ -25,25 +25,28 @@ class TextTable:
 
     Text ``i`` is in block ``i // BLOCK_TEXTS``, between the ends of the texts
     before it in that block (``ends``, offsets within the block). The last
-    block read is kept decompressed, so reading in order costs one
-    decompression per block.
+    block read is kept decompressed, with its texts' offsets as a list, so
+    reading in order costs one decompression per block.
     """
 
     blocks: list[bytes]
     ends: np.ndarray
-    _cached: tuple[int, bytes] = (-1, b"")
+    #: The last block read: its number, its bytes and where each of its texts starts
+    #: and ends (one more offset than texts).
+    _cached: tuple[int, bytes, list[int]] = (-1, b"", [])
 
     def __len__(self) -> int:
         return len(self.ends)
 
     def __getitem__(self, index: int) -> str:
         block, first = divmod(index, BLOCK_TEXTS)
-        cached_block, data = self._cached
+        cached_block, data, bounds = self._cached
         if cached_block != block:
             data = zlib.decompress(self.blocks[block])
-            self._cached = (block, data)
-        start = int(self.ends[index - 1]) if first else 0
-        return data[start:int(self.ends[index])].decode("utf-8")
+            start = block * BLOCK_TEXTS
+            bounds = [0, *self.ends[start:start + BLOCK_TEXTS].tolist()]
+            self._cached = (block, data, bounds)
+        return data[bounds[first]:bounds[first + 1]].decode("utf-8")
 
 
 @dataclass(eq=False)
