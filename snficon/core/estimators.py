@@ -25,7 +25,7 @@ Points the paper leaves open, fixed as the authors' code (SPARS-ICON, ``snf_icon
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import erfcx, log_ndtr
@@ -109,8 +109,10 @@ def on_arrival(est: Estimates, interarrival_s: float | None, res: int, req_time_
     m_s_req = est.m_s_req
     if math.isfinite(req_time_s) and req_time_s > 0.0:
         m_s_req = _ema(m_s_req, req_time_s, params.rho_s)
-    return replace(est, m_a=m_a, m_s_req=m_s_req, weights=weights,
-                   n_arrivals=est.n_arrivals + 1)
+    # the constructor with every field (dataclasses.replace costs a pass over the fields)
+    return Estimates(nb_nodes=est.nb_nodes, m_a=m_a, m_s=est.m_s, m_s_req=m_s_req,
+                     weights=weights, m_y=est.m_y, q_y=est.q_y, n_arrivals=est.n_arrivals + 1,
+                     n_services=est.n_services, n_ratios=est.n_ratios)
 
 
 def on_completion(est: Estimates, runtime_s: float, req_time_s: float,
@@ -132,13 +134,17 @@ def on_completion(est: Estimates, runtime_s: float, req_time_s: float,
         raise ValueError(f"runtime must be finite and >= 0, got {runtime_s}")
     if runtime_s <= params.epsilon:
         return est
-    est = replace(est, m_s=_ema(est.m_s, runtime_s, params.rho_s),
-                  n_services=est.n_services + 1)
+    m_s = _ema(est.m_s, runtime_s, params.rho_s)
     if not (math.isfinite(req_time_s) and req_time_s > params.epsilon):
-        return est
+        return Estimates(nb_nodes=est.nb_nodes, m_a=est.m_a, m_s=m_s, m_s_req=est.m_s_req,
+                         weights=est.weights, m_y=est.m_y, q_y=est.q_y,
+                         n_arrivals=est.n_arrivals, n_services=est.n_services + 1,
+                         n_ratios=est.n_ratios)
     y = math.log(runtime_s) - math.log(req_time_s)
-    return replace(est, m_y=_ema(est.m_y, y, params.rho_s),
-                   q_y=_ema(est.q_y, y * y, params.rho_s), n_ratios=est.n_ratios + 1)
+    return Estimates(nb_nodes=est.nb_nodes, m_a=est.m_a, m_s=m_s, m_s_req=est.m_s_req,
+                     weights=est.weights, m_y=_ema(est.m_y, y, params.rho_s),
+                     q_y=_ema(est.q_y, y * y, params.rho_s), n_arrivals=est.n_arrivals,
+                     n_services=est.n_services + 1, n_ratios=est.n_ratios + 1)
 
 
 def arrival_rate(est: Estimates, params: IconParams) -> float:
