@@ -53,8 +53,24 @@ class IconMemory:
                    arrivals=SeriesWindow.empty(params), service=SeriesWindow.empty(params))
 
 
+    def estimator_state(self, params: IconParams) -> EstimatorState:
+        """:func:`estimator_state` of :attr:`estimates`, remembered by this (immutable)
+        memory for the last ``params`` asked: invocations without an arrival or a
+        completion keep their memory (:func:`observe`) and so reuse it."""
+        cached = self.__dict__.get("_state")
+        if cached is not None and cached[0] is params:
+            return cached[1]
+        state = estimator_state(self.estimates, params)
+        self.__dict__["_state"] = (params, state)
+        return state
+
+
 def observe(view: ClusterView, memory: IconMemory, params: IconParams) -> IconMemory:
-    """Consume the new arrivals and completions: EMAs (eq. 17-19, App. A) and screen series."""
+    """Consume the new arrivals and completions: EMAs (eq. 17-19, App. A) and screen series.
+
+    With neither, the memory itself is returned (it is immutable)."""
+    if not view.arrivals and not view.completions:
+        return memory
     estimates, arrivals, service = memory.estimates, memory.arrivals, memory.service
     last = memory.last_arrival_s
     for job in sorted(view.arrivals, key=lambda j: (j.submit_s, j.order)):
@@ -164,7 +180,7 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     service = memory.service.screen(view.now, params)
     accepted = workload_accepted(arrival, service, params) or not params.fallback
     estimates = memory.estimates
-    state = estimator_state(estimates, params)
+    state = memory.estimator_state(params)
     record = {"arrival": arrival, "service": service, "estimates": state,
               "screen_reason": screen_reason(arrival, service, params)}
     if not accepted:
