@@ -11,6 +11,7 @@ job) and :func:`easy_plan` (the head's reservation alone).
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,18 +19,32 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.clock import is_future, unexpired_mask
+from snficon.core.clock import TIME_TOLERANCE_S, unexpired_mask
 from snficon.core.view import NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
 STATE_RANK = np.array([1, 0, 2, 3, 3])  # indexed by NodeState
 
 
+@functools.lru_cache(maxsize=8)
+def _constant_mask(size: int, value: bool) -> np.ndarray:
+    """A read-only mask of ``size`` nodes, every entry ``value`` (shared: never written)."""
+    mask = np.full(size, value)
+    mask.setflags(write=False)
+    return mask
+
+
 @dataclass(frozen=True)
 class StateGroups:
     """The partition of one node table by state (Definition 1: C, I, U, D, S), found
     once per table (:func:`state_groups`): a read-only mask per state, how many nodes
-    each holds, and the state-only keys of the node choice (:class:`NodeChoice`)."""
+    each holds, and the state-only keys of the node choice (:class:`NodeChoice`).
+
+    A state no node is in has the shared all-false mask (:func:`_constant_mask`), and
+    ``awake`` is the shared all-true one when no node is asleep. The node-choice keys
+    ``rank`` and ``later_idle`` are made when first read (a table whose plan chooses no
+    node never needs them).
+    """
 
     computing: np.ndarray
     idle: np.ndarray
@@ -39,22 +54,67 @@ class StateGroups:
     counts: tuple[int, int, int, int, int]
     awake: np.ndarray
     asleep: np.ndarray
-    rank: np.ndarray
-    later_idle: np.ndarray
+    state: np.ndarray
+    idle_since_s: np.ndarray
 
     @classmethod
     def of(cls, nodes: NodeTable) -> StateGroups:
         state = nodes.state
-        masks = [state == code for code in range(len(ns.NodeState))]
-        asleep = masks[ns.SLEEPING] | masks[ns.SWITCHING_OFF]
-        made = [*masks, ~asleep, asleep, STATE_RANK[state],
-                np.where(masks[ns.IDLE], -nodes.idle_since_s, np.inf)]
-        for array in made:
-            array.setflags(write=False)
-        counts = tuple(int(n) for n in np.bincount(state, minlength=len(ns.NodeState)))
+        counts = tuple(np.bincount(state, minlength=len(ns.NodeState)).tolist())
+        return cls.made(state, nodes.idle_since_s, counts)  # type: ignore[arg-type]
+
+    @classmethod
+    def made(cls, state: np.ndarray, idle_since_s: np.ndarray,
+             counts: tuple[int, int, int, int, int],
+             masks: dict[int, np.ndarray] | None = None) -> StateGroups:
+        """The groups of the table whose ``state`` (read-only) holds ``counts`` nodes of
+        each state; ``masks``: the read-only masks of some states, already known."""
+        size = len(state)
+        none = _constant_mask(size, False)
+        known = masks or {}
+        made = []
+        for code, count in enumerate(counts):
+            mask = known.get(code)
+            if mask is None:
+                if count:
+                    mask = state == code
+                    mask.setflags(write=False)
+                else:
+                    mask = none
+            made.append(mask)
+        if counts[ns.SLEEPING] and counts[ns.SWITCHING_OFF]:
+            asleep = made[ns.SLEEPING] | made[ns.SWITCHING_OFF]
+            awake = ~asleep
+            asleep.setflags(write=False)
+            awake.setflags(write=False)
+        elif counts[ns.SLEEPING] or counts[ns.SWITCHING_OFF]:
+            asleep = made[ns.SLEEPING] if counts[ns.SLEEPING] else made[ns.SWITCHING_OFF]
+            awake = ~asleep
+            awake.setflags(write=False)
+        else:
+            asleep, awake = none, _constant_mask(size, True)
         return cls(computing=made[0], idle=made[1], switching_on=made[2],
-                   switching_off=made[3], sleeping=made[4], counts=counts,  # type: ignore[arg-type]
-                   awake=made[5], asleep=made[6], rank=made[7], later_idle=made[8])
+                   switching_off=made[3], sleeping=made[4], counts=counts,
+                   awake=awake, asleep=asleep, state=state, idle_since_s=idle_since_s)
+
+    @property
+    def rank(self) -> np.ndarray:
+        """Each node's :data:`STATE_RANK` (read-only)."""
+        rank = self.__dict__.get("_rank")
+        if rank is None:
+            rank = self.__dict__["_rank"] = STATE_RANK[self.state]
+            rank.setflags(write=False)
+        return rank
+
+    @property
+    def later_idle(self) -> np.ndarray:
+        """Minus ``idle_since`` for an idle node, +inf otherwise (read-only)."""
+        later = self.__dict__.get("_later_idle")
+        if later is None:
+            later = self.__dict__["_later_idle"] = np.where(self.idle, -self.idle_since_s,
+                                                            np.inf)
+            later.setflags(write=False)
+        return later
 
 
 def state_groups(nodes: NodeTable) -> StateGroups:
@@ -110,7 +170,7 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     return NodeChoice.of(nodes, now).choose(release, start, count, exclude)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NodeChoice:
     """The keys of :func:`choose_nodes` that do not depend on the release map.
 
@@ -118,15 +178,14 @@ class NodeChoice:
     :func:`committed_energy`; ``awake``, the nodes that idle until the start
     (not asleep, not switching off); ``rank``, :data:`STATE_RANK`;
     ``later_idle``, minus ``idle_since`` for an idle node (+inf otherwise), so
-    that ascending order puts the longest remaining timer first.
+    that ascending order puts the longest remaining timer first. ``committed_j``
+    and the keys of :class:`StateGroups` are made when first read: a choice
+    among idle nodes alone (every start now) reads only ``later_idle``.
     """
 
-    p_idle_w: np.ndarray
-    committed_j: np.ndarray
-    idle: np.ndarray
-    awake: np.ndarray
-    rank: np.ndarray
-    later_idle: np.ndarray
+    nodes: NodeTable
+    now: float
+    groups: StateGroups
 
     @classmethod
     def of(cls, nodes: NodeTable, now: float) -> NodeChoice:
@@ -135,12 +194,37 @@ class NodeChoice:
         cached = nodes.memo.get("node_choice")
         if cached is not None and cached[0] == now:
             return cached[1]
-        groups = state_groups(nodes)
-        choice = cls(p_idle_w=nodes.p_idle_w, committed_j=committed_energy(nodes, now),
-                     idle=groups.idle, awake=groups.awake, rank=groups.rank,
-                     later_idle=groups.later_idle)
+        choice = cls(nodes=nodes, now=now, groups=state_groups(nodes))
         nodes.memo["node_choice"] = (now, choice)
         return choice
+
+    @property
+    def p_idle_w(self) -> np.ndarray:
+        return self.nodes.p_idle_w
+
+    @property
+    def idle(self) -> np.ndarray:
+        return self.groups.idle
+
+    @property
+    def awake(self) -> np.ndarray:
+        return self.groups.awake
+
+    @property
+    def rank(self) -> np.ndarray:
+        return self.groups.rank
+
+    @property
+    def later_idle(self) -> np.ndarray:
+        return self.groups.later_idle
+
+    @property
+    def committed_j(self) -> np.ndarray:
+        committed = self.__dict__.get("_committed_j")
+        if committed is None:
+            committed = self.__dict__["_committed_j"] = committed_energy(self.nodes, self.now)
+            committed.setflags(write=False)
+        return committed
 
     def choose(self, release: np.ndarray, start: float, count: int,
                exclude: np.ndarray | None = None) -> np.ndarray:
@@ -444,25 +528,38 @@ def decisive_wake_times(nodes: NodeTable, plan: Sequence[PlannedJob],
     asleep = groups.asleep
     if not (isinstance(plan, Plan) and plan.monotone):
         return wake_times(nodes, plan)
-    t_on = nodes.t_on_s.tolist()
-    unseen = set(np.flatnonzero(asleep).tolist())
-    latest_on = max(t_on[i] for i in unseen)
-    wakes: dict[int, float] = {}
+    t_on = nodes.t_on_s
+    unseen = asleep.copy()  # the asleep nodes no job read so far uses
+    left = groups.counts[ns.SLEEPING] + groups.counts[ns.SWITCHING_OFF]
+    latest_on = float(t_on[asleep].max())
+    soon = now + TIME_TOLERANCE_S  # is_future(when, now) is when > soon
+    woken: list[np.ndarray] = []
+    times: list[np.ndarray] = []
     earliest_future = math.inf
     for planned in plan:
         start = planned.start
         bound = start - latest_on
-        if is_future(bound, now) and bound >= earliest_future:
+        if bound > soon and bound >= earliest_future:
             break
-        for i in planned.nodes.tolist():
-            if i in unseen:
-                unseen.discard(i)
-                when = wakes[i] = start - t_on[i]
-                if is_future(when, now) and when < earliest_future:
-                    earliest_future = when
-        if not unseen:
+        ids = planned.nodes
+        first = ids[unseen[ids]]  # this job's nodes are distinct: each is first used here
+        if len(first):
+            unseen[first] = False
+            left -= len(first)
+            when = start - t_on[first]
+            woken.append(first)
+            times.append(when)
+            future = when[when > soon]
+            if len(future):
+                earliest_future = min(earliest_future, float(future.min()))
+        if not left:
             break
-    return dict(sorted(wakes.items()))
+    if not woken:
+        return {}
+    ids = np.concatenate(woken) if len(woken) > 1 else woken[0]
+    when = np.concatenate(times) if len(times) > 1 else times[0]
+    order = np.argsort(ids, kind="stable")
+    return dict(zip(ids[order].tolist(), when[order].tolist(), strict=True))
 
 
 #: Times this close are equal in the hole search (the authors' code's epsilon).
