@@ -228,20 +228,22 @@ def _log_excess(zeta: np.ndarray, sigma: float) -> np.ndarray:
     high zeta the Mills-ratio series M(x) ~ (1 - x^-2 + 3 x^-4) / x, where the erfcx
     difference would cancel.
     """
-    out = np.empty_like(zeta)
     low = zeta <= sigma
+    if np.count_nonzero(low) == low.size:  # the usual case: one branch, no masks
+        return 0.5 * sigma * sigma - sigma * zeta + log_ndtr(sigma - zeta) - log_ndtr(-zeta)
+    out = np.empty_like(zeta)
     high = zeta - sigma >= _Z_ASYMPTOTIC
     mid = ~(low | high)
     # each branch only when it has elements (an empty one costs its calls, nothing else)
-    if low.any():
+    if np.count_nonzero(low):
         z = zeta[low]
         out[low] = 0.5 * sigma * sigma - sigma * z + log_ndtr(sigma - z) - log_ndtr(-z)
-    if high.any():
+    if np.count_nonzero(high):
         z = zeta[high]
         a = z - sigma
         out[high] = (-np.log1p(-sigma / z) + np.log1p(-1.0 / a**2 + 3.0 / a**4)
                      - np.log1p(-1.0 / z**2 + 3.0 / z**4))
-    if mid.any():
+    if np.count_nonzero(mid):
         z = zeta[mid]
         out[mid] = np.log(erfcx((z - sigma) * _SQRT1_2)) - np.log(erfcx(z * _SQRT1_2))
     return out
@@ -250,12 +252,14 @@ def _log_excess(zeta: np.ndarray, sigma: float) -> np.ndarray:
 def _lognormal_excess(theta: np.ndarray, sigma: float, elapsed: np.ndarray) -> np.ndarray:
     """E[D - e | D > e] for log D ~ N(theta, sigma^2); eq. 51 where e = 0."""
     fresh = elapsed == 0.0
-    if not fresh.any():
+    n_fresh = np.count_nonzero(fresh)
+    if not n_fresh:
         return _excess_after(theta, sigma, elapsed)
+    if n_fresh == fresh.size:
+        return np.exp(theta + 0.5 * sigma * sigma)
     out = np.empty_like(theta)
     out[fresh] = np.exp(theta[fresh] + 0.5 * sigma * sigma)
-    if not fresh.all():
-        out[~fresh] = _excess_after(theta[~fresh], sigma, elapsed[~fresh])
+    out[~fresh] = _excess_after(theta[~fresh], sigma, elapsed[~fresh])
     return out
 
 
@@ -263,9 +267,13 @@ def _excess_after(theta: np.ndarray, sigma: float, e: np.ndarray) -> np.ndarray:
     """E[D - e | D > e] for log D ~ N(theta, sigma^2) and e > 0 (eq. 50)."""
     log_e = np.log(e)
     big = _log_excess((log_e - theta) / sigma, sigma)
-    small = big <= 1.0
+    small = big <= 1.0  # E[D | D > e] close to e: expm1
+    n_small = np.count_nonzero(small)
+    if n_small == small.size:  # the usual case: one branch, no masks
+        return e * np.expm1(big)
     excess = np.empty_like(e)
-    excess[small] = e[small] * np.expm1(big[small])  # E[D | D > e] close to e
+    if n_small:
+        excess[small] = e[small] * np.expm1(big[small])
     with np.errstate(over="ignore"):
         excess[~small] = np.exp(log_e[~small] + big[~small]) - e[~small]
     return excess
@@ -310,8 +318,9 @@ def _all_within(values: np.ndarray, low: float, high: float, low_open: bool = Tr
     (nan is not); true of no element."""
     if not values.size:
         return True
-    least = values.min()
-    return bool((least > low if low_open else least >= low) and values.max() < high)
+    least = np.minimum.reduce(values, axis=None)  # values.min() without its wrapper
+    return bool((least > low if low_open else least >= low)
+                and np.maximum.reduce(values, axis=None) < high)
 
 
 def _usable_remaining(est: Estimates, tau: np.ndarray, x: np.ndarray,

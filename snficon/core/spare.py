@@ -338,7 +338,7 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
     present = np.bincount(state, minlength=len(ns.NodeState))
 
     def in_state(code: int) -> np.ndarray:
-        return np.flatnonzero(state == code) if present[code] else _NO_NODES
+        return (state == code).nonzero()[0] if present[code] else _NO_NODES
 
     idle = in_state(ns.IDLE)
     timer_end = nodes.idle_since_s[idle] + params.timeout
@@ -431,7 +431,7 @@ _NO_TIME = np.zeros(0)
 
 def _pmf(pmf) -> np.ndarray:
     p = np.asarray(pmf, dtype=float).ravel()
-    if len(p) and not (p.min() >= 0.0 and p.max() < np.inf):  # nan fails both
+    if len(p) and not (np.minimum.reduce(p) >= 0.0 and np.maximum.reduce(p) < np.inf):  # nan fails
         raise ValueError(f"pmf must be finite and >= 0 (p_1..p_N), got {p.tolist()[:8]}")
     return p
 
@@ -441,7 +441,7 @@ def _capped_weights(p: np.ndarray, k: int) -> np.ndarray:
     q = np.zeros(k + 1)
     head = min(k - 1, len(p))
     q[:head] = p[:head]
-    q[k - 1] += p[k - 1:].sum()
+    q[k - 1] += np.add.reduce(p[k - 1:])
     return q
 
 
@@ -559,7 +559,8 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     d_bar = _delay_path(s, _capped_weights(p, s.k)) if s.k else np.zeros(s.m_max - s.m_min + 1)
     w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)
     steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
-    base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
+    add = np.add.reduce  # np.sum of a 1-d array without its wrapper: the same pairwise sum
+    base_e = float(add(s.fixed_e) + add(s.warm_e[:s.m_min]) + add(s.cold_e[s.m_min:]))
     e = base_e + np.concatenate([_NO_STEP, np.cumsum(steps)])
     beta = params.beta if energy_weight is None else params.beta * energy_weight(now, s.horizon)
     j = params.alpha * w + beta * e
