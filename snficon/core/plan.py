@@ -66,9 +66,11 @@ class StateGroups:
     @classmethod
     def made(cls, state: np.ndarray, idle_since_s: np.ndarray,
              counts: tuple[int, int, int, int, int],
-             masks: dict[int, np.ndarray] | None = None) -> StateGroups:
+             masks: dict[int, np.ndarray] | None = None,
+             sleep_masks: tuple[np.ndarray, np.ndarray] | None = None) -> StateGroups:
         """The groups of the table whose ``state`` (read-only) holds ``counts`` nodes of
-        each state; ``masks``: the read-only masks of some states, already known."""
+        each state; ``masks``: the read-only masks of some states, already known;
+        ``sleep_masks``: the ``asleep`` and ``awake`` masks, already known."""
         size = len(state)
         none = _constant_mask(size, False)
         known = masks or {}
@@ -82,7 +84,9 @@ class StateGroups:
                 else:
                     mask = none
             made.append(mask)
-        if counts[ns.SLEEPING] and counts[ns.SWITCHING_OFF]:
+        if sleep_masks is not None:
+            asleep, awake = sleep_masks
+        elif counts[ns.SLEEPING] and counts[ns.SWITCHING_OFF]:
             asleep = made[ns.SLEEPING] | made[ns.SWITCHING_OFF]
             awake = ~asleep
             asleep.setflags(write=False)
@@ -124,6 +128,28 @@ def state_groups(nodes: NodeTable) -> StateGroups:
     if groups is None:
         groups = memo["state_groups"] = StateGroups.of(nodes)
     return groups
+
+
+def remember_groups_after_starts(before: NodeTable, after: NodeTable,
+                                 started: np.ndarray) -> None:
+    """Give ``after`` (the table ``before`` leaves once the idle nodes ``started``, distinct,
+    are computing; nothing else changed) its :class:`StateGroups`, found from those of
+    ``before`` instead of from its states: only the idle and computing masks change."""
+    groups = state_groups(before)
+    idle, computing = groups.idle.copy(), groups.computing.copy()
+    idle[started] = False
+    computing[started] = True
+    idle.setflags(write=False)
+    computing.setflags(write=False)
+    moved = len(started)
+    counts = list(groups.counts)
+    counts[ns.IDLE] -= moved
+    counts[ns.COMPUTING] += moved
+    masks = {ns.COMPUTING: computing, ns.IDLE: idle, ns.SWITCHING_ON: groups.switching_on,
+             ns.SWITCHING_OFF: groups.switching_off, ns.SLEEPING: groups.sleeping}
+    after.memo["state_groups"] = StateGroups.made(
+        after.state, after.idle_since_s, tuple(counts), masks,  # type: ignore[arg-type]
+        sleep_masks=(groups.asleep, groups.awake))
 
 
 def release_map(nodes: NodeTable, now: float) -> np.ndarray:
