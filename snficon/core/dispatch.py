@@ -49,6 +49,8 @@ class Dispatch:
         self._order: np.ndarray | None = None
         #: the nodes started so far, one array per start
         self._started: list[np.ndarray] = []
+        #: the table the starts so far leave (:meth:`table`), until the next start
+        self._table: NodeTable | None = None
         #: (exclude, idle nodes outside it) of the last exclusion asked, until a start
         self._outside: tuple[np.ndarray, int] | None = None
 
@@ -100,6 +102,7 @@ class Dispatch:
         self._release_req[chosen] = self.now + job.req_time_s
         self._idle_count -= len(chosen)
         self._outside = None
+        self._table = None
         self._started.append(chosen)
         self.starts.append(JobStart(job.job_id, tuple(chosen.tolist())))
         return True
@@ -109,6 +112,8 @@ class Dispatch:
         state groups are found from the view's (:func:`remember_groups_after_starts`)."""
         if not self.starts:
             return self.nodes
+        if self._table is not None:  # no start since it was made: the same table
+            return self._table
         nodes = self.nodes
         idle_since = np.where(self._state == ns.IDLE, nodes.idle_since_s, np.nan)
         after = NodeTable(state=self._state.copy(), idle_since_s=idle_since,
@@ -118,6 +123,7 @@ class Dispatch:
                           e_off_j=nodes.e_off_j)
         started = self._started[0] if len(self._started) == 1 else np.concatenate(self._started)
         remember_groups_after_starts(nodes, after, started)
+        self._table = after
         return after
 
     def result(self, waiting: list[QueuedJob]) -> Dispatched:

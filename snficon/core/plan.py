@@ -158,7 +158,22 @@ def release_map(nodes: NodeTable, now: float) -> np.ndarray:
     Idle: now. Computing: its job's start + requested time, or never (inf)
     once the job is past its request. Sleeping: now + T_on. Switching off:
     end of the switch-off + T_on. Switching on: end of the switch-on.
+    The table remembers the map of the last ``now`` asked; each call returns a new
+    (writable) copy.
     """
+    memo = nodes.memo
+    cached = memo.get("release_map")
+    if cached is not None and cached[0] == now:
+        return cached[1].copy()
+    release = _release_map(nodes, now)
+    kept = release.copy()
+    kept.setflags(write=False)
+    memo["release_map"] = (now, kept)
+    return release
+
+
+def _release_map(nodes: NodeTable, now: float) -> np.ndarray:
+    """:func:`release_map` computed from the table."""
     groups = state_groups(nodes)
     release = np.where(groups.idle, float(now), np.inf)
     present = groups.counts
@@ -776,8 +791,13 @@ class _Timeline:
             return False
         if not self.jobs:
             return True
-        clash = self._clash(np.array([start]), end - start)[0]
-        return not (clash.any() and self.member[clash][:, ids].any())
+        # the one row of _clash at ``start``, computed on 1-d arrays (the same operations)
+        duration = end - start
+        ahead = self.start - start
+        clash = np.where(ahead > 0, (ahead <= GAP_EPS_S) | (ahead + GAP_EPS_S < duration),
+                         start < self.end)
+        rows = clash.nonzero()[0]
+        return not (len(rows) and self.member[rows][:, ids].any())
 
 
 def _first_hole(choice: NodeChoice, timeline: _Timeline, count: int, duration: float,

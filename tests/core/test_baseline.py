@@ -434,7 +434,9 @@ def test_starts_take_the_nodes_chosen_from_scratch(specs, starts):
         if took:
             assert list(dispatch.starts[-1].nodes) == expected.tolist()
             state[expected] = NodeState.COMPUTING
+        assert dispatch.table().state.tolist() == state.tolist()  # made again after a start
     after = dispatch.table()
+    assert dispatch.table() is after
     assert after.state.tolist() == state.tolist()
     kept, fresh = state_groups(after), StateGroups.of(after)
     for name in ("computing", "idle", "switching_on", "switching_off", "sleeping", "awake",

@@ -344,6 +344,9 @@ def test_keys_remembered_by_a_table_are_the_keys_of_a_fresh_one(specs, times):
         kept, made = NodeChoice.of(nodes, now), NodeChoice.of(fresh, now)
         for name in ("committed_j", "idle", "awake", "rank", "later_idle"):
             assert np.array_equal(getattr(kept, name), getattr(made, name)), name
+        kept_map = release_map(nodes, now)
+        assert np.array_equal(kept_map, release_map(fresh, now))
+        kept_map[:] = -1.0  # a copy: the remembered map is not changed through it
         assert np.array_equal(release_map(nodes, now), release_map(fresh, now))
         assert committed_energy(nodes, now).tolist() == committed_energy(fresh, now).tolist()
     groups = state_groups(nodes)
