@@ -39,6 +39,7 @@ import numpy as np
 from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
 from snficon.core.params import IconParams
+from snficon.core.plan import state_groups
 from snficon.core.view import NodeTable
 
 #: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).
@@ -172,9 +173,11 @@ class SpareResult:
     e_values: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class _Setting:
-    """Node partition, candidate order and per-node costs shared by both evaluations.
+    """Node partition, candidate order and per-node costs shared by both evaluations
+    (an internal record, built once per call and not changed: not frozen, whose checks
+    cost a call per field).
 
     ``fixed_d``/``fixed_e``: delays and energies of the nodes whose role does not depend
     on x (U, I_f, D, I_e); ``order``: optional idle (keep order) then sleeping (wake
@@ -306,7 +309,7 @@ class SpareCosts:
 _NO_NODES = np.zeros(0, dtype=np.int64)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class _Partition:
     """The non-computing nodes by role in the spare search (SPEC 5, ascending ids unless
     said): U ``up``, D ``down``, I_f ``forced``, I_e ``expired``, optional idle nodes
@@ -335,10 +338,18 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
     if len(exclude):
         state = state.copy()
         state[np.asarray(exclude, dtype=int)] = ns.COMPUTING
-    present = np.bincount(state, minlength=len(ns.NodeState))
+        present = np.bincount(state, minlength=len(ns.NodeState)).tolist()
 
-    def in_state(code: int) -> np.ndarray:
-        return (state == code).nonzero()[0] if present[code] else _NO_NODES
+        def in_state(code: int) -> np.ndarray:
+            return (state == code).nonzero()[0] if present[code] else _NO_NODES
+    else:  # the table's own groups (remembered by it)
+        groups = state_groups(nodes)
+        present = groups.counts
+        masks = (groups.computing, groups.idle, groups.switching_on, groups.switching_off,
+                 groups.sleeping)
+
+        def in_state(code: int) -> np.ndarray:
+            return masks[code].nonzero()[0] if present[code] else _NO_NODES
 
     idle = in_state(ns.IDLE)
     timer_end = nodes.idle_since_s[idle] + params.timeout
@@ -493,7 +504,8 @@ def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray,
         passed = between.tolist()
         return np.array([crossing_change(q, lo + k, hi + k, b, passed, a)
                          for k in range(steps)])
-    gaps = np.diff(np.concatenate([[b], between, [a]])).tolist()
+    points = [b, *between.tolist(), a]  # np.diff on floats: each gap the same double
+    gaps = [after - before for before, after in zip(points, points[1:], strict=False)]
     drops = q[lo:lo + steps] * gaps[0]  # the sum taken left to right, one gap at a time
     for i, gap in enumerate(gaps[1:], start=1):
         drops = drops + q[lo + i:lo + i + steps] * gap
@@ -516,8 +528,15 @@ def _lexicographic_first(keys: tuple[np.ndarray, ...]) -> int:
 
 
 def _ascending(*ids: np.ndarray) -> tuple[int, ...]:
-    """The node ids of ``ids`` together, ascending."""
-    return tuple(np.sort(np.concatenate(ids)).tolist())
+    """The node ids of ``ids`` together, ascending (up to :data:`_FEW_IDS` of them sorted
+    as Python ints, which costs less than numpy's calls)."""
+    if sum(len(part) for part in ids) > _FEW_IDS:
+        return tuple(np.sort(np.concatenate(ids)).tolist())
+    return tuple(sorted([i for part in ids for i in part.tolist()]))
+
+
+#: Up to this many ids, :func:`_ascending` sorts Python ints.
+_FEW_IDS = 64
 
 
 def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
