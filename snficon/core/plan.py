@@ -274,17 +274,19 @@ class NodeChoice:
         The candidates are in ascending id and ``np.lexsort`` is stable, so the
         id key needs no sort of its own.
         """
-        candidates = np.flatnonzero(release <= start)
+        candidates = (release <= start).nonzero()[0]
         if exclude is not None and len(exclude):
             allowed = np.ones(len(release), dtype=bool)
             allowed[exclude] = False
             candidates = candidates[allowed[candidates]]
-        later_idle = self.later_idle[candidates]
-        idle_j = self.p_idle_w[candidates] * (start - release[candidates])
-        if self.idle[candidates].all():  # the usual immediate start: no transition, same rank
+        groups = self.groups
+        later_idle = groups.later_idle[candidates]
+        idle_j = self.nodes.p_idle_w[candidates] * (start - release[candidates])
+        # every candidate idle (the usual immediate start): no transition, same rank
+        if np.count_nonzero(groups.idle[candidates]) == len(candidates):
             return candidates[np.lexsort((later_idle, idle_j))[:count]]
-        cost = self.committed_j[candidates] + np.where(self.awake[candidates], idle_j, 0.0)
-        order = np.lexsort((later_idle, self.rank[candidates], cost))
+        cost = self.committed_j[candidates] + np.where(groups.awake[candidates], idle_j, 0.0)
+        order = np.lexsort((later_idle, groups.rank[candidates], cost))
         return candidates[order[:count]]
 
 
@@ -709,8 +711,16 @@ class _Timeline:
     def __init__(self, release: np.ndarray, now: float, capacity: int = 8) -> None:
         self.release = release
         #: The finite releases, ascending (a list: bisected, never computed on).
-        self.sorted_release: list[float] = np.sort(release[np.isfinite(release)]).tolist()
-        self._times: list[float] = sorted(set(self.sorted_release) | {float(now)})
+        finite = np.sort(release[np.isfinite(release)])
+        self.sorted_release: list[float] = finite.tolist()
+        # each finite release once (the sorted array without its repeats), and now
+        distinct = np.ones(len(finite), dtype=bool)
+        distinct[1:] = finite[1:] != finite[:-1]
+        times = finite[distinct].tolist()
+        at = bisect.bisect_left(times, now)
+        if at == len(times) or times[at] != now:
+            times.insert(at, float(now))
+        self._times: list[float] = times
         capacity = max(capacity, 1)
         self._member = np.zeros((capacity, len(release)), dtype=np.float32)
         self._start = np.empty(capacity)
