@@ -476,15 +476,17 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
     vals = np.sort(np.concatenate([s.fixed_d, s.warm_d[:m_min], s.cold_d[m_min:]]))
     first = float(np.dot(q[:s.k], vals)) if s.k else 0.0
     cold, hot = s.cold_d[m_min:m_max], s.warm_d[m_min:m_max]
-    changes = np.zeros(len(cold))
-    bounds = (np.flatnonzero((cold[1:] != cold[:-1]) | (hot[1:] != hot[:-1])) + 1).tolist()
+    path = np.zeros(len(cold) + 1)  # d-bar(x_min), then the drop of each step
+    path[0] = first
+    changes = path[1:]
+    bounds = (((cold[1:] != cold[:-1]) | (hot[1:] != hot[:-1])).nonzero()[0] + 1).tolist()
     runs = list(zip([0, *bounds], [*bounds, len(cold)], strict=True)) if len(cold) else []
     for n, (begin, end) in enumerate(runs):
         a, b = float(cold[begin]), float(hot[begin])
         if not b < a:  # nothing moves down: d-bar stays
             continue
         # vals[lo:hi] in (b, a)
-        lo, hi = int(np.searchsorted(vals, b, "right")), int(np.searchsorted(vals, a, "left"))
+        lo, hi = int(vals.searchsorted(b, "right")), int(vals.searchsorted(a, "left"))
         steps = end - begin
         changes[begin:end] = _run_changes(q, lo, hi, b, vals[lo:hi], a, steps)
         if n + 1 < len(runs):
@@ -492,7 +494,7 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
             # after the b's already there
             vals = np.concatenate([vals[:lo], np.full(steps, b), vals[lo:hi],
                                    vals[hi + steps:]])
-    return np.subtract.accumulate(np.concatenate([[first], changes]))
+    return np.subtract.accumulate(path)
 
 
 def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray, a: float,
