@@ -13,7 +13,8 @@ SNF order (:func:`decide_icon`); any other dispatch order composes with it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,7 @@ from snficon.core.ipm import decide_ipm, finish_calls, nodes_to_switch_off, plan
 from snficon.core.names import PLANNING_TRIGGERS, Mode
 from snficon.core.params import IconParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import release_map
+from snficon.core.plan import empty_plan, release_map
 from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
 from snficon.core.spare import (
     EnergyWeight,
@@ -189,9 +190,14 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
 
     nodes, waiting, now = dispatched.nodes, dispatched.waiting, view.now
     active = active_remaining(view, dispatched.starts, estimates, params)
-    release = predicted_releases(nodes, now, active)
     durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
-    plan = order.plan(nodes, release, waiting, durations, now)
+    release: np.ndarray | Callable[[], np.ndarray]
+    if waiting:
+        release = predicted_releases(nodes, now, active)
+        plan = order.plan(nodes, release, waiting, durations, now)
+    else:  # nothing to plan (the plan of no job is empty): the map is made if a layer reads it
+        release = functools.partial(predicted_releases, nodes, now, active)
+        plan = empty_plan()
     decisions = Decisions(starts=list(dispatched.starts))
     calls = plan_wakes(nodes, plan, now, decisions)
 

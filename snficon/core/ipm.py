@@ -11,7 +11,8 @@ manager with SNF-ICON's timeout.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from snficon.core.plan import (
     Plan,
     PlannedJob,
     decisive_wake_times,
+    empty_plan,
     release_map,
     state_groups,
 )
@@ -123,9 +125,14 @@ def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     """
     nodes, now = dispatched.nodes, view.now
     waiting = dispatched.waiting
-    release = release_map(nodes, now)
     durations = [job.req_time_s for job in waiting]
-    plan = order.plan(nodes, release, waiting, durations, now)
+    release: np.ndarray | Callable[[], np.ndarray]
+    if waiting:
+        release = release_map(nodes, now)
+        plan = order.plan(nodes, release, waiting, durations, now)
+    else:  # nothing to plan (the plan of no job is empty): the map is made if a layer reads it
+        release = functools.partial(release_map, nodes, now)
+        plan = empty_plan()
     decisions = Decisions(starts=list(dispatched.starts))
     calls = plan_wakes(nodes, plan, now, decisions)
     decisions.switch_off = nodes_to_switch_off(nodes, plan, now, params.timeout).tolist()

@@ -461,6 +461,11 @@ class Plan(Sequence[PlannedJob]):
         return f"Plan({list(self)!r})"
 
 
+def empty_plan() -> Plan:
+    """The plan of no job (any order's)."""
+    return Plan(iter(()), monotone=True, length=0)
+
+
 def lazy_sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
                          durations: Sequence[float], now: float) -> Plan:
     """:func:`sequential_plan` as a :class:`Plan` (monotone): each job is planned when

@@ -383,13 +383,15 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
 
     # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
     future = part.future_timer_s
-    h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
+    h_cap = (min(params.h_max, float(np.minimum.reduce(future))) if len(future)
+             else params.h_max)
     pi_a, lam_e = event_rates(lam, lam_c)
     h = capped_horizon(lam_e, h_cap)
 
     kinds = costs.kinds
-    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
-    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
+    # what is left of the transitions in flight (none, usually: no array operation then)
+    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0) if len(up) else _NO_TIME
+    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0) if len(down) else _NO_TIME
     # Lemma 2 for every unfinished transition and every kind's whole ones, in one pass.
     phi = expected_unfinished(np.concatenate([a_up, b_down, kinds.t_off_s, kinds.t_on_s]),
                               lam_e)

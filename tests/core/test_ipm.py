@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snficon.core.ipm import expired_idle_nodes, next_timer_expiry, nodes_to_switch_off
 from snficon.core.params import IpmParams
@@ -18,6 +20,7 @@ from snficon.core.plan import PlannedJob
 from snficon.core.policy import decide_snf_ipm
 
 from .conftest import computing, idle, job, sleeping, started, table, view
+from .test_plan import node_strategy
 
 TIMEOUT = IpmParams(timeout=100.0)
 
@@ -104,3 +107,36 @@ def test_node_that_cannot_sleep_is_never_switched_off():
     never = {"t_on": math.inf, "t_off": math.inf, "e_on": math.inf, "e_off": math.inf}
     nodes = table([idle(0.0, **never), idle(0.0)])
     assert nodes_to_switch_off(nodes, [], 100.0, 100.0).tolist() == [1]
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=100)
+@given(specs=st.lists(node_strategy, min_size=1, max_size=6),
+       queue=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([5.0, 400.0])), max_size=3),
+       icon=st.booleans())
+def test_the_outcome_release_map_is_the_map_of_the_dispatched_table(specs, queue, icon):
+    """The release map a power manager hands on (made only when read if no job waits, for
+    then nothing is planned on it) is the map of the table the dispatch leaves: requested
+    times for IPM, predicted releases (eq. 56) for SNF-ICON; the plan of no job is empty."""
+    from snficon.core.controller import IconPower, active_remaining, predicted_releases
+    from snficon.core.dispatch import SnfOrder
+    from snficon.core.ipm import IpmPower
+    from snficon.core.params import IconParams
+    from snficon.core.plan import release_map
+
+    the_view = view(specs, [job(f"j{i}", res, req) for i, (res, req) in enumerate(queue)],
+                    now=50.0)
+    order = SnfOrder()
+    dispatched = order.dispatch(the_view)
+    params = IconParams(fallback=False)
+    power = IconPower(params, np.full(len(specs), 10.0)) if icon else IpmPower(TIMEOUT)
+    memory = power.memory if icon else None
+    outcome = power.decide(the_view, dispatched, order)
+    if icon:
+        active = active_remaining(the_view, dispatched.starts, memory.estimates, params)
+        expected = predicted_releases(dispatched.nodes, 50.0, active)
+    else:
+        expected = release_map(dispatched.nodes, 50.0)
+    assert outcome.release.tolist() == expected.tolist()
+    assert outcome.release is outcome.release  # made once
+    if not dispatched.waiting:
+        assert len(outcome.plan) == 0 and list(outcome.plan) == []
