@@ -14,6 +14,7 @@ SNF order (:func:`decide_icon`); any other dispatch order composes with it.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -146,12 +147,15 @@ def screen_reason(arrival: ScreenResult, service: ScreenResult, params: IconPara
 def estimator_state(estimates: est.Estimates, params: IconParams) -> EstimatorState:
     """The estimates the invocation uses (eq. 17-19, App. A eq. 42-45), for the log."""
     weights = estimates.weights  # (r, w_r) pairs, ascending r, summing to 1 (eq. 19)
-    total = sum(w for _, w in weights)
+    size_mean = None
+    if weights:
+        sizes, shares = zip(*weights, strict=True)
+        # the same sums, term by term in order, without a generator frame per term
+        size_mean = sum(map(operator.mul, sizes, shares)) / sum(shares)
     return EstimatorState(
         lam=est.arrival_rate(estimates, params), mu=est.service_rate(estimates, params),
         ratio_mean=estimates.m_y, ratio_sigma=est.sigma_y(estimates, params),
-        size_mean=sum(r * w for r, w in weights) / total if weights else None,
-        size_max=weights[-1][0] if weights else None)
+        size_mean=size_mean, size_max=weights[-1][0] if weights else None)
 
 
 def spare_choice(spare: SpareResult) -> SpareChoice:

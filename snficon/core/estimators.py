@@ -99,11 +99,13 @@ def on_arrival(est: Estimates, interarrival_s: float | None, res: int, req_time_
     if not 1 <= res <= est.nb_nodes:
         raise ValueError(f"res must be in [1, {est.nb_nodes}], got {res}")
     if est.weights:
-        kept = {r: (1.0 - params.rho_r) * w for r, w in est.weights}
-        kept = {r: w for r, w in kept.items() if w > params.epsilon}
+        decay, epsilon = 1.0 - params.rho_r, params.epsilon
+        kept = {r: decayed for r, w in est.weights if (decayed := decay * w) > epsilon}
+        new = res not in kept
         kept[res] = kept.get(res, 0.0) + params.rho_r
-        total = sum(kept.values())
-        weights = tuple((r, kept[r] / total) for r in sorted(kept))
+        total = sum(kept.values())  # in the order of the weights, the new size last
+        # ascending r: the kept ones already are; a new size goes in its place
+        weights = tuple([(r, kept[r] / total) for r in (sorted(kept) if new else kept)])
     else:
         weights = ((res, 1.0),)
     m_s_req = est.m_s_req

@@ -202,7 +202,7 @@ def test_observe_consumes_arrivals_and_completions() -> None:
 
 @settings(deadline=None, derandomize=True, database=None, max_examples=100)
 @given(steps=st.lists(st.tuples(
-    st.lists(st.tuples(st.integers(1, 3), st.sampled_from([0.0, 10.0, 600.0])), max_size=2),
+    st.lists(st.tuples(st.integers(1, 3), st.sampled_from([0.0, 10.0, 600.0])), max_size=3),
     st.lists(st.tuples(st.sampled_from([0.0, 5.0, 50.0]), st.sampled_from([0.0, 10.0, 80.0])),
              max_size=2)), min_size=1, max_size=8))
 def test_remembered_estimator_state_is_the_state_of_the_estimates(steps) -> None:
@@ -223,6 +223,11 @@ def test_remembered_estimator_state_is_the_state_of_the_estimates(steps) -> None
         assert (memory is before) == (not arrivals and not completions)
         for asked in (params, other, params):
             assert memory.estimator_state(asked) == estimator_state(memory.estimates, asked)
+        weights = memory.estimates.weights  # eq. 19's mean size, summed term by term
+        if weights:
+            mean = sum(r * w for r, w in weights) / sum(w for _, w in weights)
+            assert memory.estimator_state(params).size_mean == mean
+            assert memory.estimator_state(params).size_max == max(r for r, _ in weights)
 
 
 # ---------------------------------------------------------------------- spare-planning points

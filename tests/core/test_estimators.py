@@ -161,6 +161,30 @@ class TestOnCompletion:
             on_completion(Estimates.initial(2, P), runtime, 1.0, P)
 
 
+def reference_weights(weights, res, params):
+    """Eq. 19's update written out: decay every weight, drop those <= epsilon, add rho_R to
+    the new request, renormalise by the sum taken in ascending r (the new size last)."""
+    kept = {r: (1.0 - params.rho_r) * w for r, w in weights}
+    kept = {r: w for r, w in kept.items() if w > params.epsilon}
+    kept[res] = kept.get(res, 0.0) + params.rho_r
+    total = sum(kept.values())
+    return tuple((r, kept[r] / total) for r in sorted(kept))
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=200)
+@given(sizes=st.lists(st.integers(1, 12), min_size=1, max_size=40),
+       rho=st.sampled_from([0.05, 0.3, 0.9]), epsilon=st.sampled_from([1e-9, 1e-3, 0.05]))
+def test_weights_update_is_the_written_out_rule(sizes, rho, epsilon):
+    """The request weights after each arrival are those of the rule written out, bit for bit."""
+    params = IconParams(rho_r=rho, epsilon=epsilon)
+    est = Estimates.initial(12, params)
+    expected = ()
+    for res in sizes:
+        expected = reference_weights(expected, res, params) if expected else ((res, 1.0),)
+        est = on_arrival(est, None, res, 10.0, params)
+        assert est.weights == expected
+
+
 class TestPredictions:
     def test_predicted_duration_is_the_median(self):
         # eq. 46: tau exp(m_Y); with m_Y = log 0.5 a 3600 s request lasts 1800 s.
