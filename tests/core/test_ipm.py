@@ -140,3 +140,25 @@ def test_the_outcome_release_map_is_the_map_of_the_dispatched_table(specs, queue
     assert outcome.release is outcome.release  # made once
     if not dispatched.waiting:
         assert len(outcome.plan) == 0 and list(outcome.plan) == []
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=150)
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8),
+       asks=st.lists(st.tuples(st.sampled_from([10.0, 30.0, 50.0]),
+                               st.sampled_from([40.0, 50.0, 60.0 + 1e-7, 100.0]),
+                               st.sets(st.integers(0, 7), max_size=3)), min_size=1, max_size=5))
+def test_idle_timers_remembered_by_a_table_give_the_timers_of_its_nodes(specs, asks):
+    """The expired idle nodes and the next expiry, read from the timers a table remembers
+    (for the last timeout asked), against their definitions node by node."""
+    from snficon.core.clock import is_due
+    from snficon.core.view import NodeState
+
+    nodes = table(specs)
+    for timeout, now, leaving in asks:
+        leaving = sorted(n for n in leaving if n < len(specs))
+        ends = {i: float(nodes.idle_since_s[i]) + timeout for i in range(len(specs))
+                if nodes.state[i] == NodeState.IDLE}
+        assert expired_idle_nodes(nodes, now, timeout).tolist() == sorted(
+            i for i, end in ends.items() if is_due(end, now))
+        future = [end for i, end in ends.items() if i not in leaving and not is_due(end, now)]
+        assert next_timer_expiry(nodes, now, timeout, leaving) == min(future, default=None)
