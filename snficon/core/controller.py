@@ -13,7 +13,9 @@ SNF order (:func:`decide_icon`); any other dispatch order composes with it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +28,7 @@ from snficon.core.ipm import decide_ipm, finish_calls, nodes_to_switch_off, plan
 from snficon.core.names import PLANNING_TRIGGERS, Mode
 from snficon.core.params import IconParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import release_map
+from snficon.core.plan import empty_plan, release_map
 from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
 from snficon.core.spare import (
     EnergyWeight,
@@ -53,8 +55,24 @@ class IconMemory:
                    arrivals=SeriesWindow.empty(params), service=SeriesWindow.empty(params))
 
 
+    def estimator_state(self, params: IconParams) -> EstimatorState:
+        """:func:`estimator_state` of :attr:`estimates`, remembered by this (immutable)
+        memory for the last ``params`` asked: invocations without an arrival or a
+        completion keep their memory (:func:`observe`) and so reuse it."""
+        cached = self.__dict__.get("_state")
+        if cached is not None and cached[0] is params:
+            return cached[1]
+        state = estimator_state(self.estimates, params)
+        self.__dict__["_state"] = (params, state)
+        return state
+
+
 def observe(view: ClusterView, memory: IconMemory, params: IconParams) -> IconMemory:
-    """Consume the new arrivals and completions: EMAs (eq. 17-19, App. A) and screen series."""
+    """Consume the new arrivals and completions: EMAs (eq. 17-19, App. A) and screen series.
+
+    With neither, the memory itself is returned (it is immutable)."""
+    if not view.arrivals and not view.completions:
+        return memory
     estimates, arrivals, service = memory.estimates, memory.arrivals, memory.service
     last = memory.last_arrival_s
     for job in sorted(view.arrivals, key=lambda j: (j.submit_s, j.order)):
@@ -129,12 +147,15 @@ def screen_reason(arrival: ScreenResult, service: ScreenResult, params: IconPara
 def estimator_state(estimates: est.Estimates, params: IconParams) -> EstimatorState:
     """The estimates the invocation uses (eq. 17-19, App. A eq. 42-45), for the log."""
     weights = estimates.weights  # (r, w_r) pairs, ascending r, summing to 1 (eq. 19)
-    total = sum(w for _, w in weights)
+    size_mean = None
+    if weights:
+        sizes, shares = zip(*weights, strict=True)
+        # the same sums, term by term in order, without a generator frame per term
+        size_mean = sum(map(operator.mul, sizes, shares)) / sum(shares)
     return EstimatorState(
         lam=est.arrival_rate(estimates, params), mu=est.service_rate(estimates, params),
         ratio_mean=estimates.m_y, ratio_sigma=est.sigma_y(estimates, params),
-        size_mean=sum(r * w for r, w in weights) / total if weights else None,
-        size_max=weights[-1][0] if weights else None)
+        size_mean=size_mean, size_max=weights[-1][0] if weights else None)
 
 
 def spare_choice(spare: SpareResult) -> SpareChoice:
@@ -164,7 +185,7 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     service = memory.service.screen(view.now, params)
     accepted = workload_accepted(arrival, service, params) or not params.fallback
     estimates = memory.estimates
-    state = estimator_state(estimates, params)
+    state = memory.estimator_state(params)
     record = {"arrival": arrival, "service": service, "estimates": state,
               "screen_reason": screen_reason(arrival, service, params)}
     if not accepted:
@@ -173,9 +194,14 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
 
     nodes, waiting, now = dispatched.nodes, dispatched.waiting, view.now
     active = active_remaining(view, dispatched.starts, estimates, params)
-    release = predicted_releases(nodes, now, active)
     durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
-    plan = order.plan(nodes, release, waiting, durations, now)
+    release: np.ndarray | Callable[[], np.ndarray]
+    if waiting:
+        release = predicted_releases(nodes, now, active)
+        plan = order.plan(nodes, release, waiting, durations, now)
+    else:  # nothing to plan (the plan of no job is empty): the map is made if a layer reads it
+        release = functools.partial(predicted_releases, nodes, now, active)
+        plan = empty_plan()
     decisions = Decisions(starts=list(dispatched.starts))
     calls = plan_wakes(nodes, plan, now, decisions)
 

@@ -12,7 +12,6 @@ not delay it (SPEC 5), as the authors' code does; its plan is
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,12 +22,12 @@ from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
 from snficon.core.plan import (
-    NodeChoice,
     Plan,
     easy_plan,
     lazy_easy_gap_plan,
     lazy_sequential_plan,
     release_map,
+    remember_groups_after_starts,
     sequential_plan,
     state_groups,
 )
@@ -45,8 +44,13 @@ class Dispatch:
         # the view's (read-only) arrays until the first start copies them
         self._state = view.nodes.state
         self._release_req = view.nodes.release_req_s
-        self._choice: NodeChoice | None = None
         self._idle_count = state_groups(view.nodes).counts[ns.IDLE]
+        #: the view's idle nodes in the order starts take them (:meth:`_idle_order`)
+        self._order: np.ndarray | None = None
+        #: the nodes started so far, one array per start
+        self._started: list[np.ndarray] = []
+        #: the table the starts so far leave (:meth:`table`), until the next start
+        self._table: NodeTable | None = None
         #: (exclude, idle nodes outside it) of the last exclusion asked, until a start
         self._outside: tuple[np.ndarray, int] | None = None
 
@@ -63,15 +67,33 @@ class Dispatch:
             self._outside = (exclude, int(np.count_nonzero(allowed)))
         return self._outside[1]
 
+    def _idle_order(self) -> np.ndarray:
+        """The view's idle nodes in the order of :func:`~snficon.core.plan.choose_nodes` for
+        a start now: every one is released now, so its keys (no energy before the start,
+        the idle rank, its timer, its id) do not change during the invocation, and the
+        nodes a start takes are the first still idle (and not excluded) of this order
+        (sorting a subset by a total order keeps their order in the whole)."""
+        if self._order is None:
+            groups = state_groups(self.nodes)
+            idle = groups.idle.nonzero()[0]
+            # the keys NodeChoice.choose sorts idle candidates by: P_idle x (start - release)
+            # with start = release = now, then the timer; the ids ascending break ties
+            idle_j = self.nodes.p_idle_w[idle] * (self.now - self.now)
+            self._order = idle[np.lexsort((groups.later_idle[idle], idle_j))]
+        return self._order
+
     def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
         if self._free(exclude) < job.res:
             return False
-        idle = self._state == ns.IDLE
-        idle_release = np.where(idle, self.now, np.inf)
-        if self._choice is None:  # the keys of the view's nodes: starts only take idle ones
-            self._choice = NodeChoice.of(self.nodes, self.now)
-        chosen = self._choice.choose(idle_release, self.now, job.res, exclude)
+        order = self._idle_order()
+        if self.starts:
+            order = order[self._state[order] == ns.IDLE]
+        if exclude is not None and len(exclude):
+            allowed = np.ones(len(self._state), dtype=bool)
+            allowed[exclude] = False
+            order = order[allowed[order]]
+        chosen = order[:job.res]
         if len(chosen) < job.res:
             return False
         if not self.starts:
@@ -80,17 +102,29 @@ class Dispatch:
         self._release_req[chosen] = self.now + job.req_time_s
         self._idle_count -= len(chosen)
         self._outside = None
-        self.starts.append(JobStart(job.job_id, tuple(int(n) for n in chosen)))
+        self._table = None
+        self._started.append(chosen)
+        self.starts.append(JobStart(job.job_id, tuple(chosen.tolist())))
         return True
 
     def table(self) -> NodeTable:
-        """The node table once the starts are applied (started nodes are computing)."""
+        """The node table once the starts are applied (started nodes are computing); its
+        state groups are found from the view's (:func:`remember_groups_after_starts`)."""
         if not self.starts:
             return self.nodes
-        idle_since = np.where(self._state == ns.IDLE, self.nodes.idle_since_s, np.nan)
-        return dataclasses.replace(self.nodes, state=self._state.copy(),
-                                   release_req_s=self._release_req.copy(),
-                                   idle_since_s=idle_since)
+        if self._table is not None:  # no start since it was made: the same table
+            return self._table
+        nodes = self.nodes
+        idle_since = np.where(self._state == ns.IDLE, nodes.idle_since_s, np.nan)
+        after = NodeTable(state=self._state.copy(), idle_since_s=idle_since,
+                          transition_end_s=nodes.transition_end_s,
+                          release_req_s=self._release_req.copy(), p_idle_w=nodes.p_idle_w,
+                          t_on_s=nodes.t_on_s, t_off_s=nodes.t_off_s, e_on_j=nodes.e_on_j,
+                          e_off_j=nodes.e_off_j)
+        started = self._started[0] if len(self._started) == 1 else np.concatenate(self._started)
+        remember_groups_after_starts(nodes, after, started)
+        self._table = after
+        return after
 
     def result(self, waiting: list[QueuedJob]) -> Dispatched:
         """The :class:`Dispatched` record of these starts, ``waiting`` left in the queue."""

@@ -25,7 +25,7 @@ Points the paper leaves open, fixed as the authors' code (SPARS-ICON, ``snf_icon
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -98,18 +98,22 @@ def on_arrival(est: Estimates, interarrival_s: float | None, res: int, req_time_
     if not 1 <= res <= est.nb_nodes:
         raise ValueError(f"res must be in [1, {est.nb_nodes}], got {res}")
     if est.weights:
-        kept = {r: (1.0 - params.rho_r) * w for r, w in est.weights}
-        kept = {r: w for r, w in kept.items() if w > params.epsilon}
+        decay, epsilon = 1.0 - params.rho_r, params.epsilon
+        kept = {r: decayed for r, w in est.weights if (decayed := decay * w) > epsilon}
+        new = res not in kept
         kept[res] = kept.get(res, 0.0) + params.rho_r
-        total = sum(kept.values())
-        weights = tuple((r, kept[r] / total) for r in sorted(kept))
+        total = sum(kept.values())  # in the order of the weights, the new size last
+        # ascending r: the kept ones already are; a new size goes in its place
+        weights = tuple([(r, kept[r] / total) for r in (sorted(kept) if new else kept)])
     else:
         weights = ((res, 1.0),)
     m_s_req = est.m_s_req
     if math.isfinite(req_time_s) and req_time_s > 0.0:
         m_s_req = _ema(m_s_req, req_time_s, params.rho_s)
-    return replace(est, m_a=m_a, m_s_req=m_s_req, weights=weights,
-                   n_arrivals=est.n_arrivals + 1)
+    # the constructor with every field (dataclasses.replace costs a pass over the fields)
+    return Estimates(nb_nodes=est.nb_nodes, m_a=m_a, m_s=est.m_s, m_s_req=m_s_req,
+                     weights=weights, m_y=est.m_y, q_y=est.q_y, n_arrivals=est.n_arrivals + 1,
+                     n_services=est.n_services, n_ratios=est.n_ratios)
 
 
 def on_completion(est: Estimates, runtime_s: float, req_time_s: float,
@@ -131,13 +135,17 @@ def on_completion(est: Estimates, runtime_s: float, req_time_s: float,
         raise ValueError(f"runtime must be finite and >= 0, got {runtime_s}")
     if runtime_s <= params.epsilon:
         return est
-    est = replace(est, m_s=_ema(est.m_s, runtime_s, params.rho_s),
-                  n_services=est.n_services + 1)
+    m_s = _ema(est.m_s, runtime_s, params.rho_s)
     if not (math.isfinite(req_time_s) and req_time_s > params.epsilon):
-        return est
+        return Estimates(nb_nodes=est.nb_nodes, m_a=est.m_a, m_s=m_s, m_s_req=est.m_s_req,
+                         weights=est.weights, m_y=est.m_y, q_y=est.q_y,
+                         n_arrivals=est.n_arrivals, n_services=est.n_services + 1,
+                         n_ratios=est.n_ratios)
     y = math.log(runtime_s) - math.log(req_time_s)
-    return replace(est, m_y=_ema(est.m_y, y, params.rho_s),
-                   q_y=_ema(est.q_y, y * y, params.rho_s), n_ratios=est.n_ratios + 1)
+    return Estimates(nb_nodes=est.nb_nodes, m_a=est.m_a, m_s=m_s, m_s_req=est.m_s_req,
+                     weights=est.weights, m_y=_ema(est.m_y, y, params.rho_s),
+                     q_y=_ema(est.q_y, y * y, params.rho_s), n_arrivals=est.n_arrivals,
+                     n_services=est.n_services + 1, n_ratios=est.n_ratios + 1)
 
 
 def arrival_rate(est: Estimates, params: IconParams) -> float:
@@ -225,20 +233,22 @@ def _log_excess(zeta: np.ndarray, sigma: float) -> np.ndarray:
     # predictions of SNF-ICON use it (the baselines' runs and the CLI do without)
     from scipy.special import erfcx, log_ndtr
 
-    out = np.empty_like(zeta)
     low = zeta <= sigma
+    if np.count_nonzero(low) == low.size:  # the usual case: one branch, no masks
+        return 0.5 * sigma * sigma - sigma * zeta + log_ndtr(sigma - zeta) - log_ndtr(-zeta)
+    out = np.empty_like(zeta)
     high = zeta - sigma >= _Z_ASYMPTOTIC
     mid = ~(low | high)
     # each branch only when it has elements (an empty one costs its calls, nothing else)
-    if low.any():
+    if np.count_nonzero(low):
         z = zeta[low]
         out[low] = 0.5 * sigma * sigma - sigma * z + log_ndtr(sigma - z) - log_ndtr(-z)
-    if high.any():
+    if np.count_nonzero(high):
         z = zeta[high]
         a = z - sigma
         out[high] = (-np.log1p(-sigma / z) + np.log1p(-1.0 / a**2 + 3.0 / a**4)
                      - np.log1p(-1.0 / z**2 + 3.0 / z**4))
-    if mid.any():
+    if np.count_nonzero(mid):
         z = zeta[mid]
         out[mid] = np.log(erfcx((z - sigma) * _SQRT1_2)) - np.log(erfcx(z * _SQRT1_2))
     return out
@@ -247,12 +257,14 @@ def _log_excess(zeta: np.ndarray, sigma: float) -> np.ndarray:
 def _lognormal_excess(theta: np.ndarray, sigma: float, elapsed: np.ndarray) -> np.ndarray:
     """E[D - e | D > e] for log D ~ N(theta, sigma^2); eq. 51 where e = 0."""
     fresh = elapsed == 0.0
-    if not fresh.any():
+    n_fresh = np.count_nonzero(fresh)
+    if not n_fresh:
         return _excess_after(theta, sigma, elapsed)
+    if n_fresh == fresh.size:
+        return np.exp(theta + 0.5 * sigma * sigma)
     out = np.empty_like(theta)
     out[fresh] = np.exp(theta[fresh] + 0.5 * sigma * sigma)
-    if not fresh.all():
-        out[~fresh] = _excess_after(theta[~fresh], sigma, elapsed[~fresh])
+    out[~fresh] = _excess_after(theta[~fresh], sigma, elapsed[~fresh])
     return out
 
 
@@ -260,9 +272,13 @@ def _excess_after(theta: np.ndarray, sigma: float, e: np.ndarray) -> np.ndarray:
     """E[D - e | D > e] for log D ~ N(theta, sigma^2) and e > 0 (eq. 50)."""
     log_e = np.log(e)
     big = _log_excess((log_e - theta) / sigma, sigma)
-    small = big <= 1.0
+    small = big <= 1.0  # E[D | D > e] close to e: expm1
+    n_small = np.count_nonzero(small)
+    if n_small == small.size:  # the usual case: one branch, no masks
+        return e * np.expm1(big)
     excess = np.empty_like(e)
-    excess[small] = e[small] * np.expm1(big[small])  # E[D | D > e] close to e
+    if n_small:
+        excess[small] = e[small] * np.expm1(big[small])
     with np.errstate(over="ignore"):
         excess[~small] = np.exp(log_e[~small] + big[~small]) - e[~small]
     return excess
@@ -307,8 +323,9 @@ def _all_within(values: np.ndarray, low: float, high: float, low_open: bool = Tr
     (nan is not); true of no element."""
     if not values.size:
         return True
-    least = values.min()
-    return bool((least > low if low_open else least >= low) and values.max() < high)
+    least = np.minimum.reduce(values, axis=None)  # values.min() without its wrapper
+    return bool((least > low if low_open else least >= low)
+                and np.maximum.reduce(values, axis=None) < high)
 
 
 def _usable_remaining(est: Estimates, tau: np.ndarray, x: np.ndarray,

@@ -11,7 +11,8 @@ manager with SNF-ICON's timeout.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,18 +27,32 @@ from snficon.core.plan import (
     Plan,
     PlannedJob,
     decisive_wake_times,
+    empty_plan,
     release_map,
     state_groups,
 )
 from snficon.core.view import ClusterView, Decisions, NodeTable
 
 
+def idle_timers(nodes: NodeTable, timeout_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """The idle nodes (ascending ids) and when their idle timers expire (``timeout_s``
+    after they became idle), read-only; remembered by the (immutable) table for the last
+    timeout asked: the expired nodes and the next expiry read them both."""
+    cached = nodes.memo.get("idle_timers")
+    if cached is not None and cached[0] == timeout_s:
+        return cached[1], cached[2]
+    ids = state_groups(nodes).idle.nonzero()[0]
+    ends = nodes.idle_since_s[ids] + timeout_s
+    ids.setflags(write=False)
+    ends.setflags(write=False)
+    nodes.memo["idle_timers"] = (timeout_s, ids, ends)
+    return ids, ends
+
+
 def expired_idle_nodes(nodes: NodeTable, now: float, timeout_s: float) -> np.ndarray:
     """Idle nodes whose idle timer (``timeout_s`` since they became idle) expired: I_e(t)."""
-    groups = state_groups(nodes)
-    if not groups.counts[ns.IDLE]:
-        return np.flatnonzero(groups.idle)
-    return np.flatnonzero(groups.idle & due_mask(nodes.idle_since_s + timeout_s, now))
+    ids, ends = idle_timers(nodes, timeout_s)
+    return ids[due_mask(ends, now)]
 
 
 def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
@@ -74,16 +89,15 @@ def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float,
 
     ``leaving``: idle nodes being switched off now, whose timers no longer count.
     """
-    groups = state_groups(nodes)
-    if not groups.counts[ns.IDLE]:
+    ids, timers = idle_timers(nodes, timeout_s)
+    if not len(ids):
         return None
-    idle = groups.idle
     if len(leaving):
-        idle = idle.copy()
-        idle[list(leaving)] = False
-    timers = nodes.idle_since_s[idle] + timeout_s
+        gone = np.zeros(nodes.size, dtype=bool)
+        gone[list(leaving)] = True
+        timers = timers[~gone[ids]]
     future = timers[future_mask(timers, now)]
-    return float(future.min()) if len(future) else None
+    return float(np.minimum.reduce(future)) if len(future) else None
 
 
 def plan_wakes(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
@@ -123,9 +137,14 @@ def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     """
     nodes, now = dispatched.nodes, view.now
     waiting = dispatched.waiting
-    release = release_map(nodes, now)
     durations = [job.req_time_s for job in waiting]
-    plan = order.plan(nodes, release, waiting, durations, now)
+    release: np.ndarray | Callable[[], np.ndarray]
+    if waiting:
+        release = release_map(nodes, now)
+        plan = order.plan(nodes, release, waiting, durations, now)
+    else:  # nothing to plan (the plan of no job is empty): the map is made if a layer reads it
+        release = functools.partial(release_map, nodes, now)
+        plan = empty_plan()
     decisions = Decisions(starts=list(dispatched.starts))
     calls = plan_wakes(nodes, plan, now, decisions)
     decisions.switch_off = nodes_to_switch_off(nodes, plan, now, params.timeout).tolist()

@@ -31,7 +31,7 @@ memory and return the next one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -53,19 +53,36 @@ class Dispatched:
     waiting: list[QueuedJob]
 
 
-@dataclass
+@dataclass(init=False, eq=False)
 class PowerOutcome:
     """A power manager's answer: the invocation's decisions and the plan behind them.
 
     ``release`` is the release map the plan was made on (one time per node,
     ``inf`` when not plannable) and ``durations`` the planned duration of each
-    waiting job, so that a layer can ask the order for another plan.
+    waiting job, so that a layer can ask the order for another plan. A manager
+    whose plan needed no map (no job waits) may give, instead of the map, the
+    function that makes it: it is called when ``release`` is first read.
     """
 
     decisions: Decisions
     plan: Sequence[PlannedJob]
-    release: np.ndarray
     durations: list[float]
+    _release: np.ndarray | Callable[[], np.ndarray] = field(repr=False)
+
+    def __init__(self, decisions: Decisions, plan: Sequence[PlannedJob],
+                 release: np.ndarray | Callable[[], np.ndarray],
+                 durations: list[float]) -> None:
+        self.decisions = decisions
+        self.plan = plan
+        self.durations = durations
+        self._release = release
+
+    @property
+    def release(self) -> np.ndarray:
+        release = self._release
+        if not isinstance(release, np.ndarray):
+            release = self._release = release()
+        return release
 
 
 class DispatchOrder(Protocol):

@@ -11,6 +11,7 @@ job) and :func:`easy_plan` (the head's reservation alone).
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,18 +19,32 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.clock import is_future, unexpired_mask
+from snficon.core.clock import TIME_TOLERANCE_S, unexpired_mask
 from snficon.core.view import NodeTable, QueuedJob
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
 STATE_RANK = np.array([1, 0, 2, 3, 3])  # indexed by NodeState
 
 
+@functools.lru_cache(maxsize=8)
+def _constant_mask(size: int, value: bool) -> np.ndarray:
+    """A read-only mask of ``size`` nodes, every entry ``value`` (shared: never written)."""
+    mask = np.full(size, value)
+    mask.setflags(write=False)
+    return mask
+
+
 @dataclass(frozen=True)
 class StateGroups:
     """The partition of one node table by state (Definition 1: C, I, U, D, S), found
     once per table (:func:`state_groups`): a read-only mask per state, how many nodes
-    each holds, and the state-only keys of the node choice (:class:`NodeChoice`)."""
+    each holds, and the state-only keys of the node choice (:class:`NodeChoice`).
+
+    A state no node is in has the shared all-false mask (:func:`_constant_mask`), and
+    ``awake`` is the shared all-true one when no node is asleep. The node-choice keys
+    ``rank`` and ``later_idle`` are made when first read (a table whose plan chooses no
+    node never needs them).
+    """
 
     computing: np.ndarray
     idle: np.ndarray
@@ -39,22 +54,71 @@ class StateGroups:
     counts: tuple[int, int, int, int, int]
     awake: np.ndarray
     asleep: np.ndarray
-    rank: np.ndarray
-    later_idle: np.ndarray
+    state: np.ndarray
+    idle_since_s: np.ndarray
 
     @classmethod
     def of(cls, nodes: NodeTable) -> StateGroups:
         state = nodes.state
-        masks = [state == code for code in range(len(ns.NodeState))]
-        asleep = masks[ns.SLEEPING] | masks[ns.SWITCHING_OFF]
-        made = [*masks, ~asleep, asleep, STATE_RANK[state],
-                np.where(masks[ns.IDLE], -nodes.idle_since_s, np.inf)]
-        for array in made:
-            array.setflags(write=False)
-        counts = tuple(int(n) for n in np.bincount(state, minlength=len(ns.NodeState)))
+        counts = tuple(np.bincount(state, minlength=len(ns.NodeState)).tolist())
+        return cls.made(state, nodes.idle_since_s, counts)  # type: ignore[arg-type]
+
+    @classmethod
+    def made(cls, state: np.ndarray, idle_since_s: np.ndarray,
+             counts: tuple[int, int, int, int, int],
+             masks: dict[int, np.ndarray] | None = None,
+             sleep_masks: tuple[np.ndarray, np.ndarray] | None = None) -> StateGroups:
+        """The groups of the table whose ``state`` (read-only) holds ``counts`` nodes of
+        each state; ``masks``: the read-only masks of some states, already known;
+        ``sleep_masks``: the ``asleep`` and ``awake`` masks, already known."""
+        size = len(state)
+        none = _constant_mask(size, False)
+        known = masks or {}
+        made = []
+        for code, count in enumerate(counts):
+            mask = known.get(code)
+            if mask is None:
+                if count:
+                    mask = state == code
+                    mask.setflags(write=False)
+                else:
+                    mask = none
+            made.append(mask)
+        if sleep_masks is not None:
+            asleep, awake = sleep_masks
+        elif counts[ns.SLEEPING] and counts[ns.SWITCHING_OFF]:
+            asleep = made[ns.SLEEPING] | made[ns.SWITCHING_OFF]
+            awake = ~asleep
+            asleep.setflags(write=False)
+            awake.setflags(write=False)
+        elif counts[ns.SLEEPING] or counts[ns.SWITCHING_OFF]:
+            asleep = made[ns.SLEEPING] if counts[ns.SLEEPING] else made[ns.SWITCHING_OFF]
+            awake = ~asleep
+            awake.setflags(write=False)
+        else:
+            asleep, awake = none, _constant_mask(size, True)
         return cls(computing=made[0], idle=made[1], switching_on=made[2],
-                   switching_off=made[3], sleeping=made[4], counts=counts,  # type: ignore[arg-type]
-                   awake=made[5], asleep=made[6], rank=made[7], later_idle=made[8])
+                   switching_off=made[3], sleeping=made[4], counts=counts,
+                   awake=awake, asleep=asleep, state=state, idle_since_s=idle_since_s)
+
+    @property
+    def rank(self) -> np.ndarray:
+        """Each node's :data:`STATE_RANK` (read-only)."""
+        rank = self.__dict__.get("_rank")
+        if rank is None:
+            rank = self.__dict__["_rank"] = STATE_RANK[self.state]
+            rank.setflags(write=False)
+        return rank
+
+    @property
+    def later_idle(self) -> np.ndarray:
+        """Minus ``idle_since`` for an idle node, +inf otherwise (read-only)."""
+        later = self.__dict__.get("_later_idle")
+        if later is None:
+            later = self.__dict__["_later_idle"] = np.where(self.idle, -self.idle_since_s,
+                                                            np.inf)
+            later.setflags(write=False)
+        return later
 
 
 def state_groups(nodes: NodeTable) -> StateGroups:
@@ -66,13 +130,50 @@ def state_groups(nodes: NodeTable) -> StateGroups:
     return groups
 
 
+def remember_groups_after_starts(before: NodeTable, after: NodeTable,
+                                 started: np.ndarray) -> None:
+    """Give ``after`` (the table ``before`` leaves once the idle nodes ``started``, distinct,
+    are computing; nothing else changed) its :class:`StateGroups`, found from those of
+    ``before`` instead of from its states: only the idle and computing masks change."""
+    groups = state_groups(before)
+    idle, computing = groups.idle.copy(), groups.computing.copy()
+    idle[started] = False
+    computing[started] = True
+    idle.setflags(write=False)
+    computing.setflags(write=False)
+    moved = len(started)
+    counts = list(groups.counts)
+    counts[ns.IDLE] -= moved
+    counts[ns.COMPUTING] += moved
+    masks = {ns.COMPUTING: computing, ns.IDLE: idle, ns.SWITCHING_ON: groups.switching_on,
+             ns.SWITCHING_OFF: groups.switching_off, ns.SLEEPING: groups.sleeping}
+    after.memo["state_groups"] = StateGroups.made(
+        after.state, after.idle_since_s, tuple(counts), masks,  # type: ignore[arg-type]
+        sleep_masks=(groups.asleep, groups.awake))
+
+
 def release_map(nodes: NodeTable, now: float) -> np.ndarray:
     """Earliest time each node can start a job (SPEC 5, PSAS release map).
 
     Idle: now. Computing: its job's start + requested time, or never (inf)
     once the job is past its request. Sleeping: now + T_on. Switching off:
     end of the switch-off + T_on. Switching on: end of the switch-on.
+    The table remembers the map of the last ``now`` asked; each call returns a new
+    (writable) copy.
     """
+    memo = nodes.memo
+    cached = memo.get("release_map")
+    if cached is not None and cached[0] == now:
+        return cached[1].copy()
+    release = _release_map(nodes, now)
+    kept = release.copy()
+    kept.setflags(write=False)
+    memo["release_map"] = (now, kept)
+    return release
+
+
+def _release_map(nodes: NodeTable, now: float) -> np.ndarray:
+    """:func:`release_map` computed from the table."""
     groups = state_groups(nodes)
     release = np.where(groups.idle, float(now), np.inf)
     present = groups.counts
@@ -110,7 +211,7 @@ def choose_nodes(nodes: NodeTable, release: np.ndarray, start: float, count: int
     return NodeChoice.of(nodes, now).choose(release, start, count, exclude)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NodeChoice:
     """The keys of :func:`choose_nodes` that do not depend on the release map.
 
@@ -118,15 +219,14 @@ class NodeChoice:
     :func:`committed_energy`; ``awake``, the nodes that idle until the start
     (not asleep, not switching off); ``rank``, :data:`STATE_RANK`;
     ``later_idle``, minus ``idle_since`` for an idle node (+inf otherwise), so
-    that ascending order puts the longest remaining timer first.
+    that ascending order puts the longest remaining timer first. ``committed_j``
+    and the keys of :class:`StateGroups` are made when first read: a choice
+    among idle nodes alone (every start now) reads only ``later_idle``.
     """
 
-    p_idle_w: np.ndarray
-    committed_j: np.ndarray
-    idle: np.ndarray
-    awake: np.ndarray
-    rank: np.ndarray
-    later_idle: np.ndarray
+    nodes: NodeTable
+    now: float
+    groups: StateGroups
 
     @classmethod
     def of(cls, nodes: NodeTable, now: float) -> NodeChoice:
@@ -135,12 +235,37 @@ class NodeChoice:
         cached = nodes.memo.get("node_choice")
         if cached is not None and cached[0] == now:
             return cached[1]
-        groups = state_groups(nodes)
-        choice = cls(p_idle_w=nodes.p_idle_w, committed_j=committed_energy(nodes, now),
-                     idle=groups.idle, awake=groups.awake, rank=groups.rank,
-                     later_idle=groups.later_idle)
+        choice = cls(nodes=nodes, now=now, groups=state_groups(nodes))
         nodes.memo["node_choice"] = (now, choice)
         return choice
+
+    @property
+    def p_idle_w(self) -> np.ndarray:
+        return self.nodes.p_idle_w
+
+    @property
+    def idle(self) -> np.ndarray:
+        return self.groups.idle
+
+    @property
+    def awake(self) -> np.ndarray:
+        return self.groups.awake
+
+    @property
+    def rank(self) -> np.ndarray:
+        return self.groups.rank
+
+    @property
+    def later_idle(self) -> np.ndarray:
+        return self.groups.later_idle
+
+    @property
+    def committed_j(self) -> np.ndarray:
+        committed = self.__dict__.get("_committed_j")
+        if committed is None:
+            committed = self.__dict__["_committed_j"] = committed_energy(self.nodes, self.now)
+            committed.setflags(write=False)
+        return committed
 
     def choose(self, release: np.ndarray, start: float, count: int,
                exclude: np.ndarray | None = None) -> np.ndarray:
@@ -149,17 +274,19 @@ class NodeChoice:
         The candidates are in ascending id and ``np.lexsort`` is stable, so the
         id key needs no sort of its own.
         """
-        candidates = np.flatnonzero(release <= start)
+        candidates = (release <= start).nonzero()[0]
         if exclude is not None and len(exclude):
             allowed = np.ones(len(release), dtype=bool)
             allowed[exclude] = False
             candidates = candidates[allowed[candidates]]
-        later_idle = self.later_idle[candidates]
-        idle_j = self.p_idle_w[candidates] * (start - release[candidates])
-        if self.idle[candidates].all():  # the usual immediate start: no transition, same rank
+        groups = self.groups
+        later_idle = groups.later_idle[candidates]
+        idle_j = self.nodes.p_idle_w[candidates] * (start - release[candidates])
+        # every candidate idle (the usual immediate start): no transition, same rank
+        if np.count_nonzero(groups.idle[candidates]) == len(candidates):
             return candidates[np.lexsort((later_idle, idle_j))[:count]]
-        cost = self.committed_j[candidates] + np.where(self.awake[candidates], idle_j, 0.0)
-        order = np.lexsort((later_idle, self.rank[candidates], cost))
+        cost = self.committed_j[candidates] + np.where(groups.awake[candidates], idle_j, 0.0)
+        order = np.lexsort((later_idle, groups.rank[candidates], cost))
         return candidates[order[:count]]
 
 
@@ -334,6 +461,11 @@ class Plan(Sequence[PlannedJob]):
         return f"Plan({list(self)!r})"
 
 
+def empty_plan() -> Plan:
+    """The plan of no job (any order's)."""
+    return Plan(iter(()), monotone=True, length=0)
+
+
 def lazy_sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
                          durations: Sequence[float], now: float) -> Plan:
     """:func:`sequential_plan` as a :class:`Plan` (monotone): each job is planned when
@@ -444,25 +576,38 @@ def decisive_wake_times(nodes: NodeTable, plan: Sequence[PlannedJob],
     asleep = groups.asleep
     if not (isinstance(plan, Plan) and plan.monotone):
         return wake_times(nodes, plan)
-    t_on = nodes.t_on_s.tolist()
-    unseen = set(np.flatnonzero(asleep).tolist())
-    latest_on = max(t_on[i] for i in unseen)
-    wakes: dict[int, float] = {}
+    t_on = nodes.t_on_s
+    unseen = asleep.copy()  # the asleep nodes no job read so far uses
+    left = groups.counts[ns.SLEEPING] + groups.counts[ns.SWITCHING_OFF]
+    latest_on = float(t_on[asleep].max())
+    soon = now + TIME_TOLERANCE_S  # is_future(when, now) is when > soon
+    woken: list[np.ndarray] = []
+    times: list[np.ndarray] = []
     earliest_future = math.inf
     for planned in plan:
         start = planned.start
         bound = start - latest_on
-        if is_future(bound, now) and bound >= earliest_future:
+        if bound > soon and bound >= earliest_future:
             break
-        for i in planned.nodes.tolist():
-            if i in unseen:
-                unseen.discard(i)
-                when = wakes[i] = start - t_on[i]
-                if is_future(when, now) and when < earliest_future:
-                    earliest_future = when
-        if not unseen:
+        ids = planned.nodes
+        first = ids[unseen[ids]]  # this job's nodes are distinct: each is first used here
+        if len(first):
+            unseen[first] = False
+            left -= len(first)
+            when = start - t_on[first]
+            woken.append(first)
+            times.append(when)
+            future = when[when > soon]
+            if len(future):
+                earliest_future = min(earliest_future, float(future.min()))
+        if not left:
             break
-    return dict(sorted(wakes.items()))
+    if not woken:
+        return {}
+    ids = np.concatenate(woken) if len(woken) > 1 else woken[0]
+    when = np.concatenate(times) if len(times) > 1 else times[0]
+    order = np.argsort(ids, kind="stable")
+    return dict(zip(ids[order].tolist(), when[order].tolist(), strict=True))
 
 
 #: Times this close are equal in the hole search (the authors' code's epsilon).
@@ -571,8 +716,16 @@ class _Timeline:
     def __init__(self, release: np.ndarray, now: float, capacity: int = 8) -> None:
         self.release = release
         #: The finite releases, ascending (a list: bisected, never computed on).
-        self.sorted_release: list[float] = np.sort(release[np.isfinite(release)]).tolist()
-        self._times: list[float] = sorted(set(self.sorted_release) | {float(now)})
+        finite = np.sort(release[np.isfinite(release)])
+        self.sorted_release: list[float] = finite.tolist()
+        # each finite release once (the sorted array without its repeats), and now
+        distinct = np.ones(len(finite), dtype=bool)
+        distinct[1:] = finite[1:] != finite[:-1]
+        times = finite[distinct].tolist()
+        at = bisect.bisect_left(times, now)
+        if at == len(times) or times[at] != now:
+            times.insert(at, float(now))
+        self._times: list[float] = times
         capacity = max(capacity, 1)
         self._member = np.zeros((capacity, len(release)), dtype=np.float32)
         self._start = np.empty(capacity)
@@ -653,8 +806,13 @@ class _Timeline:
             return False
         if not self.jobs:
             return True
-        clash = self._clash(np.array([start]), end - start)[0]
-        return not (clash.any() and self.member[clash][:, ids].any())
+        # the one row of _clash at ``start``, computed on 1-d arrays (the same operations)
+        duration = end - start
+        ahead = self.start - start
+        clash = np.where(ahead > 0, (ahead <= GAP_EPS_S) | (ahead + GAP_EPS_S < duration),
+                         start < self.end)
+        rows = clash.nonzero()[0]
+        return not (len(rows) and self.member[rows][:, ids].any())
 
 
 def _first_hole(choice: NodeChoice, timeline: _Timeline, count: int, duration: float,

@@ -39,6 +39,7 @@ import numpy as np
 from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
 from snficon.core.params import IconParams
+from snficon.core.plan import state_groups
 from snficon.core.view import NodeTable
 
 #: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).
@@ -172,9 +173,11 @@ class SpareResult:
     e_values: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class _Setting:
-    """Node partition, candidate order and per-node costs shared by both evaluations.
+    """Node partition, candidate order and per-node costs shared by both evaluations
+    (an internal record, built once per call and not changed: not frozen, whose checks
+    cost a call per field).
 
     ``fixed_d``/``fixed_e``: delays and energies of the nodes whose role does not depend
     on x (U, I_f, D, I_e); ``order``: optional idle (keep order) then sleeping (wake
@@ -306,7 +309,7 @@ class SpareCosts:
 _NO_NODES = np.zeros(0, dtype=np.int64)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class _Partition:
     """The non-computing nodes by role in the spare search (SPEC 5, ascending ids unless
     said): U ``up``, D ``down``, I_f ``forced``, I_e ``expired``, optional idle nodes
@@ -335,10 +338,18 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
     if len(exclude):
         state = state.copy()
         state[np.asarray(exclude, dtype=int)] = ns.COMPUTING
-    present = np.bincount(state, minlength=len(ns.NodeState))
+        present = np.bincount(state, minlength=len(ns.NodeState)).tolist()
 
-    def in_state(code: int) -> np.ndarray:
-        return np.flatnonzero(state == code) if present[code] else _NO_NODES
+        def in_state(code: int) -> np.ndarray:
+            return (state == code).nonzero()[0] if present[code] else _NO_NODES
+    else:  # the table's own groups (remembered by it)
+        groups = state_groups(nodes)
+        present = groups.counts
+        masks = (groups.computing, groups.idle, groups.switching_on, groups.switching_off,
+                 groups.sleeping)
+
+        def in_state(code: int) -> np.ndarray:
+            return masks[code].nonzero()[0] if present[code] else _NO_NODES
 
     idle = in_state(ns.IDLE)
     timer_end = nodes.idle_since_s[idle] + params.timeout
@@ -372,13 +383,15 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
 
     # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
     future = part.future_timer_s
-    h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
+    h_cap = (min(params.h_max, float(np.minimum.reduce(future))) if len(future)
+             else params.h_max)
     pi_a, lam_e = event_rates(lam, lam_c)
     h = capped_horizon(lam_e, h_cap)
 
     kinds = costs.kinds
-    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
-    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
+    # what is left of the transitions in flight (none, usually: no array operation then)
+    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0) if len(up) else _NO_TIME
+    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0) if len(down) else _NO_TIME
     # Lemma 2 for every unfinished transition and every kind's whole ones, in one pass.
     phi = expected_unfinished(np.concatenate([a_up, b_down, kinds.t_off_s, kinds.t_on_s]),
                               lam_e)
@@ -431,7 +444,7 @@ _NO_TIME = np.zeros(0)
 
 def _pmf(pmf) -> np.ndarray:
     p = np.asarray(pmf, dtype=float).ravel()
-    if len(p) and not (p.min() >= 0.0 and p.max() < np.inf):  # nan fails both
+    if len(p) and not (np.minimum.reduce(p) >= 0.0 and np.maximum.reduce(p) < np.inf):  # nan fails
         raise ValueError(f"pmf must be finite and >= 0 (p_1..p_N), got {p.tolist()[:8]}")
     return p
 
@@ -441,7 +454,7 @@ def _capped_weights(p: np.ndarray, k: int) -> np.ndarray:
     q = np.zeros(k + 1)
     head = min(k - 1, len(p))
     q[:head] = p[:head]
-    q[k - 1] += p[k - 1:].sum()
+    q[k - 1] += np.add.reduce(p[k - 1:])
     return q
 
 
@@ -465,15 +478,17 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
     vals = np.sort(np.concatenate([s.fixed_d, s.warm_d[:m_min], s.cold_d[m_min:]]))
     first = float(np.dot(q[:s.k], vals)) if s.k else 0.0
     cold, hot = s.cold_d[m_min:m_max], s.warm_d[m_min:m_max]
-    changes = np.zeros(len(cold))
-    bounds = (np.flatnonzero((cold[1:] != cold[:-1]) | (hot[1:] != hot[:-1])) + 1).tolist()
+    path = np.zeros(len(cold) + 1)  # d-bar(x_min), then the drop of each step
+    path[0] = first
+    changes = path[1:]
+    bounds = (((cold[1:] != cold[:-1]) | (hot[1:] != hot[:-1])).nonzero()[0] + 1).tolist()
     runs = list(zip([0, *bounds], [*bounds, len(cold)], strict=True)) if len(cold) else []
     for n, (begin, end) in enumerate(runs):
         a, b = float(cold[begin]), float(hot[begin])
         if not b < a:  # nothing moves down: d-bar stays
             continue
         # vals[lo:hi] in (b, a)
-        lo, hi = int(np.searchsorted(vals, b, "right")), int(np.searchsorted(vals, a, "left"))
+        lo, hi = int(vals.searchsorted(b, "right")), int(vals.searchsorted(a, "left"))
         steps = end - begin
         changes[begin:end] = _run_changes(q, lo, hi, b, vals[lo:hi], a, steps)
         if n + 1 < len(runs):
@@ -481,7 +496,7 @@ def _delay_path(s: _Setting, q: np.ndarray) -> np.ndarray:
             # after the b's already there
             vals = np.concatenate([vals[:lo], np.full(steps, b), vals[lo:hi],
                                    vals[hi + steps:]])
-    return np.subtract.accumulate(np.concatenate([[first], changes]))
+    return np.subtract.accumulate(path)
 
 
 def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray, a: float,
@@ -493,7 +508,8 @@ def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray,
         passed = between.tolist()
         return np.array([crossing_change(q, lo + k, hi + k, b, passed, a)
                          for k in range(steps)])
-    gaps = np.diff(np.concatenate([[b], between, [a]])).tolist()
+    points = [b, *between.tolist(), a]  # np.diff on floats: each gap the same double
+    gaps = [after - before for before, after in zip(points, points[1:], strict=False)]
     drops = q[lo:lo + steps] * gaps[0]  # the sum taken left to right, one gap at a time
     for i, gap in enumerate(gaps[1:], start=1):
         drops = drops + q[lo + i:lo + i + steps] * gap
@@ -516,8 +532,15 @@ def _lexicographic_first(keys: tuple[np.ndarray, ...]) -> int:
 
 
 def _ascending(*ids: np.ndarray) -> tuple[int, ...]:
-    """The node ids of ``ids`` together, ascending."""
-    return tuple(np.sort(np.concatenate(ids)).tolist())
+    """The node ids of ``ids`` together, ascending (up to :data:`_FEW_IDS` of them sorted
+    as Python ints, which costs less than numpy's calls)."""
+    if sum(len(part) for part in ids) > _FEW_IDS:
+        return tuple(np.sort(np.concatenate(ids)).tolist())
+    return tuple(sorted([i for part in ids for i in part.tolist()]))
+
+
+#: Up to this many ids, :func:`_ascending` sorts Python ints.
+_FEW_IDS = 64
 
 
 def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
@@ -559,7 +582,8 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     d_bar = _delay_path(s, _capped_weights(p, s.k)) if s.k else np.zeros(s.m_max - s.m_min + 1)
     w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)
     steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
-    base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
+    add = np.add.reduce  # np.sum of a 1-d array without its wrapper: the same pairwise sum
+    base_e = float(add(s.fixed_e) + add(s.warm_e[:s.m_min]) + add(s.cold_e[s.m_min:]))
     e = base_e + np.concatenate([_NO_STEP, np.cumsum(steps)])
     beta = params.beta if energy_weight is None else params.beta * energy_weight(now, s.horizon)
     j = params.alpha * w + beta * e

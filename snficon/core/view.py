@@ -73,8 +73,9 @@ class NodeTable:
     @property
     def memo(self) -> dict[str, Any]:
         """Values the policy's parts derive from this table, kept with it by name (the
-        table is immutable, so they stay true while it lives): the node-state groups and
-        node-choice keys of :mod:`snficon.core.plan`."""
+        table is immutable, so they stay true while it lives): the node-state groups,
+        node-choice keys and release map of :mod:`snficon.core.plan`, the idle timers of
+        :mod:`snficon.core.ipm`."""
         return self.__dict__.setdefault("_memo", {})
 
 

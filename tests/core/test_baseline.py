@@ -403,3 +403,44 @@ def test_backfill_counts_the_idle_nodes_outside_the_reservation_again_after_a_st
     assert dispatch.start(job("j4", 2, 5.0))
     assert not dispatch.start(job("j5", 1, 5.0))
     assert started(dispatch) == {"j2": {2}, "j4": {0, 1}}
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=200)
+@given(specs=st.lists(st.one_of(
+           st.builds(idle, st.sampled_from([0.0, 3.0, 7.0]), p_idle=st.sampled_from([50.0, 100.0])),
+           st.builds(computing, st.sampled_from([20.0, 60.0])),
+           st.builds(sleeping), st.builds(switching_on, st.sampled_from([15.0])),
+           st.builds(switching_off, st.sampled_from([15.0]))), min_size=1, max_size=10),
+       starts=st.lists(st.tuples(st.integers(1, 4), st.sets(st.integers(0, 9), max_size=4)),
+                       max_size=6))
+def test_starts_take_the_nodes_chosen_from_scratch(specs, starts):
+    """A start takes the first still-idle nodes of one order found per invocation: the
+    nodes :func:`choose_nodes` picks from scratch among the idle ones left (outside the
+    exclusion). The table left behind, and its state groups found from the view's, are
+    those of a table built from the final states."""
+    from snficon.core.dispatch import Dispatch
+    from snficon.core.plan import StateGroups, choose_nodes, state_groups
+
+    now = 10.0
+    the_view = view(specs, now=now)
+    dispatch = Dispatch(the_view)
+    state = the_view.nodes.state.copy()
+    for k, (res, excluded) in enumerate(starts):
+        exclude = np.array(sorted(n for n in excluded if n < len(specs)), dtype=np.int64)
+        release = np.where(state == NodeState.IDLE, now, np.inf)
+        expected = choose_nodes(the_view.nodes, release, now, res, now, exclude)
+        took = dispatch.start(job(f"j{k}", res, 30.0), exclude=exclude if len(exclude) else None)
+        assert took == (len(expected) == res)
+        if took:
+            assert list(dispatch.starts[-1].nodes) == expected.tolist()
+            state[expected] = NodeState.COMPUTING
+        assert dispatch.table().state.tolist() == state.tolist()  # made again after a start
+    after = dispatch.table()
+    assert dispatch.table() is after
+    assert after.state.tolist() == state.tolist()
+    kept, fresh = state_groups(after), StateGroups.of(after)
+    for name in ("computing", "idle", "switching_on", "switching_off", "sleeping", "awake",
+                 "asleep", "rank", "later_idle"):
+        assert getattr(kept, name).tolist() == getattr(fresh, name).tolist(), name
+        assert not getattr(kept, name).flags.writeable, name
+    assert kept.counts == fresh.counts

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snficon.analysis.decision_log import COLUMNS, DecisionRow
 from snficon.core import estimators as est
@@ -21,6 +23,7 @@ from snficon.core.controller import (
     IconMemory,
     active_remaining,
     decide_icon,
+    estimator_state,
     observe,
     predicted_releases,
 )
@@ -195,6 +198,36 @@ def test_observe_consumes_arrivals_and_completions() -> None:
     assert log_of(decisions)["mu"] == pytest.approx(1.0 / 42.0)
     # the memory passed in is not modified
     assert memory.last_arrival_s == 130.0 and len(memory.service) == 0
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=100)
+@given(steps=st.lists(st.tuples(
+    st.lists(st.tuples(st.integers(1, 3), st.sampled_from([0.0, 10.0, 600.0])), max_size=3),
+    st.lists(st.tuples(st.sampled_from([0.0, 5.0, 50.0]), st.sampled_from([0.0, 10.0, 80.0])),
+             max_size=2)), min_size=1, max_size=8))
+def test_remembered_estimator_state_is_the_state_of_the_estimates(steps) -> None:
+    """The estimates a memory remembers for the log (and keeps through an invocation
+    without arrivals or completions) are those computed from its EMAs, for the very
+    ``params`` asked: a memory read under other parameters computes them again."""
+    params, other = IconParams(), IconParams(sigma_min=0.5)
+    memory = IconMemory.initial(3, params)
+    now = 0.0
+    for arrivals, completions in steps:
+        now += 100.0
+        seen = make_view([idle()] * 3, now=now, arrivals=[
+            job(f"j{now}-{i}", res, req, submit=now) for i, (res, req) in enumerate(arrivals)],
+            completions=[CompletedJob(f"c{now}-{i}", (0,), run, req, now)
+                         for i, (run, req) in enumerate(completions)])
+        before = memory
+        memory = observe(seen, memory, params)
+        assert (memory is before) == (not arrivals and not completions)
+        for asked in (params, other, params):
+            assert memory.estimator_state(asked) == estimator_state(memory.estimates, asked)
+        weights = memory.estimates.weights  # eq. 19's mean size, summed term by term
+        if weights:
+            mean = sum(r * w for r, w in weights) / sum(w for _, w in weights)
+            assert memory.estimator_state(params).size_mean == mean
+            assert memory.estimator_state(params).size_max == max(r for r, _ in weights)
 
 
 # ---------------------------------------------------------------------- spare-planning points

@@ -12,6 +12,8 @@ from dataclasses import FrozenInstanceError, replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snficon.core.estimators import (
     Estimates,
@@ -159,6 +161,30 @@ class TestOnCompletion:
             on_completion(Estimates.initial(2, P), runtime, 1.0, P)
 
 
+def reference_weights(weights, res, params):
+    """Eq. 19's update written out: decay every weight, drop those <= epsilon, add rho_R to
+    the new request, renormalise by the sum taken in ascending r (the new size last)."""
+    kept = {r: (1.0 - params.rho_r) * w for r, w in weights}
+    kept = {r: w for r, w in kept.items() if w > params.epsilon}
+    kept[res] = kept.get(res, 0.0) + params.rho_r
+    total = sum(kept.values())
+    return tuple((r, kept[r] / total) for r in sorted(kept))
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=200)
+@given(sizes=st.lists(st.integers(1, 12), min_size=1, max_size=40),
+       rho=st.sampled_from([0.05, 0.3, 0.9]), epsilon=st.sampled_from([1e-9, 1e-3, 0.05]))
+def test_weights_update_is_the_written_out_rule(sizes, rho, epsilon):
+    """The request weights after each arrival are those of the rule written out, bit for bit."""
+    params = IconParams(rho_r=rho, epsilon=epsilon)
+    est = Estimates.initial(12, params)
+    expected = ()
+    for res in sizes:
+        expected = reference_weights(expected, res, params) if expected else ((res, 1.0),)
+        est = on_arrival(est, None, res, 10.0, params)
+        assert est.weights == expected
+
+
 class TestPredictions:
     def test_predicted_duration_is_the_median(self):
         # eq. 46: tau exp(m_Y); with m_Y = log 0.5 a 3600 s request lasts 1800 s.
@@ -185,6 +211,22 @@ class TestPredictions:
         elapsed = np.array([0.0, 10.0, 1e5, 1e9, 5.0, 7200.0])
         expected = [remaining_time(est, r, e, P) for r, e in zip(req, elapsed, strict=True)]
         np.testing.assert_array_equal(remaining_times(est, req, elapsed, P), expected)
+
+    @settings(deadline=None, derandomize=True, database=None, max_examples=200)
+    @given(m_y=st.sampled_from([-2.0, -0.4, 0.0, 0.3]), sigma=st.sampled_from([0.25, 0.7, 2.0]),
+           jobs=st.lists(st.tuples(
+               st.sampled_from([10.0, 600.0, 3600.0, 1.0, -1.0, math.nan]),
+               st.sampled_from([0.0, 1e-3, 5.0, 590.0, 3600.0, 7200.0, 1e5, 1e9, 1e300])),
+               min_size=1, max_size=12))
+    def test_one_array_is_its_jobs_one_by_one(self, m_y, sigma, jobs):
+        """A whole array is computed in one branch when every job falls in it (fresh,
+        low zeta, E[D | D > e] close to e) and by masks otherwise: each job's answer is
+        the one it gets alone, bit for bit, for every mix of branches."""
+        est = fitted(m_y, sigma)
+        req = np.array([r for r, _ in jobs])
+        elapsed = np.array([e for _, e in jobs])
+        expected = [remaining_time(est, r, e, P) for r, e in jobs]
+        assert remaining_times(est, req, elapsed, P).tolist() == expected
 
     def test_empty_and_broadcast(self):
         est = fitted(0.0, 0.5)

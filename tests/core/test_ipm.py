@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snficon.core.ipm import expired_idle_nodes, next_timer_expiry, nodes_to_switch_off
 from snficon.core.params import IpmParams
@@ -18,6 +20,7 @@ from snficon.core.plan import PlannedJob
 from snficon.core.policy import decide_snf_ipm
 
 from .conftest import computing, idle, job, sleeping, started, table, view
+from .test_plan import node_strategy
 
 TIMEOUT = IpmParams(timeout=100.0)
 
@@ -104,3 +107,58 @@ def test_node_that_cannot_sleep_is_never_switched_off():
     never = {"t_on": math.inf, "t_off": math.inf, "e_on": math.inf, "e_off": math.inf}
     nodes = table([idle(0.0, **never), idle(0.0)])
     assert nodes_to_switch_off(nodes, [], 100.0, 100.0).tolist() == [1]
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=100)
+@given(specs=st.lists(node_strategy, min_size=1, max_size=6),
+       queue=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([5.0, 400.0])), max_size=3),
+       icon=st.booleans())
+def test_the_outcome_release_map_is_the_map_of_the_dispatched_table(specs, queue, icon):
+    """The release map a power manager hands on (made only when read if no job waits, for
+    then nothing is planned on it) is the map of the table the dispatch leaves: requested
+    times for IPM, predicted releases (eq. 56) for SNF-ICON; the plan of no job is empty."""
+    from snficon.core.controller import IconPower, active_remaining, predicted_releases
+    from snficon.core.dispatch import SnfOrder
+    from snficon.core.ipm import IpmPower
+    from snficon.core.params import IconParams
+    from snficon.core.plan import release_map
+
+    the_view = view(specs, [job(f"j{i}", res, req) for i, (res, req) in enumerate(queue)],
+                    now=50.0)
+    order = SnfOrder()
+    dispatched = order.dispatch(the_view)
+    params = IconParams(fallback=False)
+    power = IconPower(params, np.full(len(specs), 10.0)) if icon else IpmPower(TIMEOUT)
+    memory = power.memory if icon else None
+    outcome = power.decide(the_view, dispatched, order)
+    if icon:
+        active = active_remaining(the_view, dispatched.starts, memory.estimates, params)
+        expected = predicted_releases(dispatched.nodes, 50.0, active)
+    else:
+        expected = release_map(dispatched.nodes, 50.0)
+    assert outcome.release.tolist() == expected.tolist()
+    assert outcome.release is outcome.release  # made once
+    if not dispatched.waiting:
+        assert len(outcome.plan) == 0 and list(outcome.plan) == []
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=150)
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8),
+       asks=st.lists(st.tuples(st.sampled_from([10.0, 30.0, 50.0]),
+                               st.sampled_from([40.0, 50.0, 60.0 + 1e-7, 100.0]),
+                               st.sets(st.integers(0, 7), max_size=3)), min_size=1, max_size=5))
+def test_idle_timers_remembered_by_a_table_give_the_timers_of_its_nodes(specs, asks):
+    """The expired idle nodes and the next expiry, read from the timers a table remembers
+    (for the last timeout asked), against their definitions node by node."""
+    from snficon.core.clock import is_due
+    from snficon.core.view import NodeState
+
+    nodes = table(specs)
+    for timeout, now, leaving in asks:
+        leaving = sorted(n for n in leaving if n < len(specs))
+        ends = {i: float(nodes.idle_since_s[i]) + timeout for i in range(len(specs))
+                if nodes.state[i] == NodeState.IDLE}
+        assert expired_idle_nodes(nodes, now, timeout).tolist() == sorted(
+            i for i, end in ends.items() if is_due(end, now))
+        future = [end for i, end in ends.items() if i not in leaving and not is_due(end, now)]
+        assert next_timer_expiry(nodes, now, timeout, leaving) == min(future, default=None)

@@ -76,7 +76,10 @@ def test_prefix_readers_decide_as_the_whole_plan(specs, jobs):
     queue, durations = queue_of(jobs)
     whole = sequential_plan(nodes, release, queue, durations, NOW)
     lazy = lazy_sequential_plan(nodes, release, queue, durations, NOW)
-    assert deciding(decisive_wake_times(nodes, lazy, NOW)) == deciding(wake_times(nodes, whole))
+    decisive, every = decisive_wake_times(nodes, lazy, NOW), wake_times(nodes, whole)
+    assert deciding(decisive) == deciding(every)
+    assert list(decisive) == sorted(decisive)  # ascending node ids
+    assert all(every[node] == when for node, when in decisive.items())  # each one final
     lazy = lazy_sequential_plan(nodes, release, queue, durations, NOW)
     assert (nodes_to_switch_off(nodes, lazy, NOW, 10.0).tolist()
             == nodes_to_switch_off(nodes, whole, NOW, 10.0).tolist())

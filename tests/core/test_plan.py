@@ -344,10 +344,43 @@ def test_keys_remembered_by_a_table_are_the_keys_of_a_fresh_one(specs, times):
         kept, made = NodeChoice.of(nodes, now), NodeChoice.of(fresh, now)
         for name in ("committed_j", "idle", "awake", "rank", "later_idle"):
             assert np.array_equal(getattr(kept, name), getattr(made, name)), name
+        kept_map = release_map(nodes, now)
+        assert np.array_equal(kept_map, release_map(fresh, now))
+        kept_map[:] = -1.0  # a copy: the remembered map is not changed through it
         assert np.array_equal(release_map(nodes, now), release_map(fresh, now))
         assert committed_energy(nodes, now).tolist() == committed_energy(fresh, now).tolist()
     groups = state_groups(nodes)
     for state in NodeState:
         mask = getattr(groups, state.name.lower())
         assert mask.tolist() == (nodes.state == state).tolist()
+        assert not mask.flags.writeable
         assert groups.counts[state] == int(np.count_nonzero(nodes.state == state))
+    # the keys made when first read, and the shared constant masks, against their
+    # definitions written out node by node
+    asleep = [int(s) in (NodeState.SLEEPING, NodeState.SWITCHING_OFF) for s in nodes.state]
+    assert groups.asleep.tolist() == asleep
+    assert groups.awake.tolist() == [not a for a in asleep]
+    later = [-since if int(s) == NodeState.IDLE else math.inf
+             for s, since in zip(nodes.state, nodes.idle_since_s.tolist(), strict=True)]
+    rank = [{0: 1, 1: 0, 2: 2, 3: 3, 4: 3}[int(s)] for s in nodes.state]
+    choice = NodeChoice.of(nodes, times[-1])
+    for keys in (groups, choice):
+        assert keys.later_idle.tolist() == later
+        assert keys.rank.tolist() == rank
+    assert choice.committed_j.tolist() == [
+        reference_committed(node, times[-1]) for node in specs]
+    for array in (groups.asleep, groups.awake, groups.rank, groups.later_idle,
+                  choice.committed_j):
+        assert not array.flags.writeable
+
+
+def reference_committed(node, now: float) -> float:
+    """The transition energy a node must still spend before it can compute (J), from the
+    definition of :func:`committed_energy`."""
+    if node.state == NodeState.SLEEPING:
+        return node.e_on
+    if node.state == NodeState.SWITCHING_ON:
+        return node.e_on / node.t_on * max(node.transition_end - now, 0.0)
+    if node.state == NodeState.SWITCHING_OFF:
+        return node.e_off / node.t_off * max(node.transition_end - now, 0.0) + node.e_on
+    return 0.0
