@@ -54,6 +54,14 @@ def _rows() -> list[DecisionRow]:
     ]
 
 
+def _logged(path: Path) -> Path:
+    """The rows of :func:`_rows` written as a decision-log CSV at ``path``."""
+    log = DecisionLog()
+    for row in _rows():
+        log.append(row)
+    return log.to_csv(path)
+
+
 def test_columns_are_spec_sections_7():
     assert COLUMNS == SPEC_COLUMNS + EXTRA_COLUMNS
     assert TRIGGERS == ("initial", "arrival", "completion", "callback", "transition")
@@ -140,11 +148,7 @@ def test_bad_files_are_named(tmp_path: Path):
 
 
 def test_the_streamed_reader_gives_the_rows_one_at_a_time_and_names_a_bad_line(tmp_path):
-    path = tmp_path / "d.csv"
-    log = DecisionLog()
-    for row in _rows():
-        log.append(row)
-    log.to_csv(path)
+    path = _logged(tmp_path / "d.csv")
     rows = iter_decision_log(path)
     assert not isinstance(rows, list)
     assert list(rows) == read_decision_log(path)
@@ -155,11 +159,7 @@ def test_the_streamed_reader_gives_the_rows_one_at_a_time_and_names_a_bad_line(t
 
 
 def test_a_few_columns_are_the_same_cells_as_the_whole_row(tmp_path):
-    path = tmp_path / "d.csv"
-    log = DecisionLog()
-    for row in _rows():
-        log.append(row)
-    log.to_csv(path)
+    path = _logged(tmp_path / "d.csv")
     names = ("time", "mode", "spare_planning_point", "target_x")
     whole = read_decision_log(path)
     assert list(iter_decision_log(path, names)) == [
