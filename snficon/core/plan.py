@@ -219,9 +219,10 @@ class NodeChoice:
     :func:`committed_energy`; ``awake``, the nodes that idle until the start
     (not asleep, not switching off); ``rank``, :data:`STATE_RANK`;
     ``later_idle``, minus ``idle_since`` for an idle node (+inf otherwise), so
-    that ascending order puts the longest remaining timer first. ``committed_j``
-    and the keys of :class:`StateGroups` are made when first read: a choice
-    among idle nodes alone (every start now) reads only ``later_idle``.
+    that ascending order puts the longest remaining timer first. ``awake``,
+    ``rank`` and ``later_idle`` are those of ``groups``; they and ``committed_j``
+    are made when first read: a choice among idle nodes alone (every start now)
+    reads only ``later_idle``.
     """
 
     nodes: NodeTable
@@ -239,32 +240,11 @@ class NodeChoice:
         nodes.memo["node_choice"] = (now, choice)
         return choice
 
-    @property
-    def p_idle_w(self) -> np.ndarray:
-        return self.nodes.p_idle_w
-
-    @property
-    def idle(self) -> np.ndarray:
-        return self.groups.idle
-
-    @property
-    def awake(self) -> np.ndarray:
-        return self.groups.awake
-
-    @property
-    def rank(self) -> np.ndarray:
-        return self.groups.rank
-
-    @property
-    def later_idle(self) -> np.ndarray:
-        return self.groups.later_idle
-
-    @property
+    @functools.cached_property
     def committed_j(self) -> np.ndarray:
-        committed = self.__dict__.get("_committed_j")
-        if committed is None:
-            committed = self.__dict__["_committed_j"] = committed_energy(self.nodes, self.now)
-            committed.setflags(write=False)
+        """Each node's :func:`committed_energy` at ``now`` (read-only), made when first read."""
+        committed = committed_energy(self.nodes, self.now)
+        committed.setflags(write=False)
         return committed
 
     def choose(self, release: np.ndarray, start: float, count: int,
