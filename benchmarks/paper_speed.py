@@ -35,6 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from child_run import positive_int, run_child
 from paper_outputs import CASES, INPUTS, POLICIES, REPO, convert
 
 #: The commit issue 16 was filed against (its "today").
@@ -52,24 +53,16 @@ print(json.dumps({"sim": time.process_time() - began}))
 """
 
 
-def run_child(tree: Path, platform: Path, workload: Path, policy: str,
-              scratch: Path) -> tuple[float, float]:
+def run_case(tree: Path, platform: Path, workload: Path, policy: str,
+             scratch: Path) -> tuple[float, float]:
     """(simulation CPU, whole-process CPU) seconds of one run of ``tree``'s code."""
     folder = Path(tempfile.mkdtemp(dir=scratch))
-    with open(folder / "stdout", "w+") as out, open(folder / "stderr", "w+") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(platform), str(workload), policy,
-             str(folder / "out")],
-            cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, stdout=out, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode != 0:
-            err.seek(0)
-            raise SystemExit(f"{tree}: {policy} on {workload.name} failed:\n"
-                             f"{err.read()[-2000:]}")
-        out.seek(0)
-        simulation = json.loads(out.read().strip().splitlines()[-1])["sim"]
-    return simulation, usage.ru_utime + usage.ru_stime
+    child = run_child([sys.executable, "-c", CHILD, str(platform), str(workload), policy,
+                       str(folder / "out")], cwd=tree,
+                      env={**os.environ, "PYTHONPATH": str(tree)},
+                      what=f"{tree}: {policy} on {workload.name}")
+    simulation = json.loads(child.stdout.strip().splitlines()[-1])["sim"]
+    return simulation, child.cpu_s
 
 
 def revision(tree: Path) -> str:
@@ -97,7 +90,7 @@ def main() -> int:
                         f"{ISSUE_BASE}, issue 16's today)")
     parser.add_argument("--policies", nargs="+", default=list(POLICIES))
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
-    parser.add_argument("--repeat", type=int, default=3, help="runs per tree and pair")
+    parser.add_argument("--repeat", type=positive_int, default=3, help="runs per tree and pair")
     args = parser.parse_args()
     if not INPUTS.is_dir():
         raise SystemExit(f"{INPUTS} is absent: the paper's inputs come from ../shared")
@@ -117,7 +110,7 @@ def main() -> int:
                     times: dict[str, list[tuple[float, float]]] = {"base": [], "now": []}
                     for _ in range(args.repeat):
                         for name, tree in (("base", base), ("now", REPO)):
-                            times[name].append(run_child(
+                            times[name].append(run_case(
                                 tree, tree / "platforms" / platform_name, workload, policy,
                                 scratch))
                     sim = {name: statistics.median(t[0] for t in runs)

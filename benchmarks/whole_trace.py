@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from child_run import run_child
 
 REPO = Path(__file__).resolve().parents[1]
 TRACE = REPO.parent / "shared" / "data" / "traces" / "DAS2-fs1-2003-1.swf.gz"
@@ -40,16 +40,10 @@ def snficon(*args: str) -> None:
 
 def timed_run(platform: Path, workload: Path, policy: str, out: Path) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of ``snficon run`` in its own process."""
-    command = [sys.executable, "-m", "snficon.cli", "run", "--platform", str(platform),
-               "--workload", str(workload), "--policy", policy, "-o", str(out)]
-    began = time.perf_counter()
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - began
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{process.stderr.read().decode()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024.0
+    child = run_child([sys.executable, "-m", "snficon.cli", "run", "--platform", str(platform),
+                       "--workload", str(workload), "--policy", policy, "-o", str(out)],
+                      cwd=REPO)
+    return child.wall_s, child.peak_rss_mb
 
 
 def jobs_in(workload: Path) -> int:

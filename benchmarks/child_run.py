@@ -1,0 +1,53 @@
+"""One child process measured by the kernel: its wall time, CPU time and peak RSS.
+
+Shared by the benchmarks that run each case in a fresh interpreter
+(``paper_speed.py``, ``whole_trace.py``). The child's output goes to files,
+not pipes, so a chatty child cannot block on a full pipe while it is waited for.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    """What one finished child used, and what it printed."""
+
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    stdout: str
+
+
+def run_child(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None,
+              what: str | None = None) -> ChildRun:
+    """Run ``command`` to its end; stop with its last error lines when it fails."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        began = time.perf_counter()
+        process = subprocess.Popen(list(command), cwd=cwd, env=None if env is None else dict(env),
+                                   stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - began
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{what or ' '.join(command)} failed (exit {process.returncode}):"
+                             f"\n{err.read()[-2000:]}")
+        out.seek(0)
+        return ChildRun(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0,
+                        out.read())
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1 (a count of runs)."""
+    value = int(text)
+    if value < 1:
+        raise ValueError(f"{text} is not at least 1")
+    return value
