@@ -1,17 +1,19 @@
 """One child process measured by the kernel: its wall time, CPU time and peak RSS.
 
 Shared by the benchmarks that run each case in a fresh interpreter
-(``paper_speed.py``, ``whole_trace.py``). The child's output goes to files,
-not pipes, so a chatty child cannot block on a full pipe while it is waited for.
+(``paper_speed.py``, ``whole_trace.py``), on this tree or on an older commit
+checked out beside it. The child's output goes to files, not pipes, so a
+chatty child cannot block on a full pipe while it is waited for.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,3 +53,24 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise ValueError(f"{text} is not at least 1")
     return value
+
+
+def tree_env(tree: Path) -> dict[str, str]:
+    """This environment, with ``tree``'s code first on the import path."""
+    return {**os.environ, "PYTHONPATH": str(tree)}
+
+
+@contextlib.contextmanager
+def commit_worktree(repo: Path, commit: str, scratch: Path) -> Iterator[Path]:
+    """A detached worktree of ``commit`` under ``scratch``, removed afterwards
+    (SystemExit if git cannot check it out)."""
+    target = scratch / f"base-{commit}"
+    done = subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(target),
+                           commit], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"cannot check out {commit}: {done.stderr.strip()}")
+    try:
+        yield target
+    finally:
+        subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(target)],
+                       capture_output=True)

@@ -28,14 +28,13 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from child_run import positive_int, run_child
+from child_run import commit_worktree, positive_int, run_child, tree_env
 from paper_outputs import CASES, INPUTS, POLICIES, REPO, convert
 
 #: The commit issue 16 was filed against (its "today").
@@ -59,7 +58,7 @@ def run_case(tree: Path, platform: Path, workload: Path, policy: str,
     folder = Path(tempfile.mkdtemp(dir=scratch))
     child = run_child([sys.executable, "-c", CHILD, str(platform), str(workload), policy,
                        str(folder / "out")], cwd=tree,
-                      env={**os.environ, "PYTHONPATH": str(tree)},
+                      env=tree_env(tree),
                       what=f"{tree}: {policy} on {workload.name}")
     simulation = json.loads(child.stdout.strip().splitlines()[-1])["sim"]
     return simulation, child.cpu_s
@@ -74,16 +73,6 @@ def revision(tree: Path) -> str:
     return head + ("+" if dirty else "")
 
 
-def base_worktree(commit: str, scratch: Path) -> Path:
-    """A detached worktree of ``commit`` under ``scratch`` (SystemExit if git cannot)."""
-    target = scratch / f"base-{commit}"
-    done = subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(target),
-                           commit], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"cannot check out {commit}: {done.stderr.strip()}")
-    return target
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default=ISSUE_BASE, help="the older commit (default: "
@@ -96,8 +85,7 @@ def main() -> int:
         raise SystemExit(f"{INPUTS} is absent: the paper's inputs come from ../shared")
     with tempfile.TemporaryDirectory(prefix="snficon-speed-") as folder:
         scratch = Path(folder)
-        base = base_worktree(args.base, scratch)
-        try:
+        with commit_worktree(REPO, args.base, scratch) as base:
             print(f"CPU seconds, median of {args.repeat}; base {args.base}, now "
                   f"{revision(REPO)}")
             print(f"{'case':10s} {'policy':13s} {'sim base':>9s} {'sim now':>8s} {'x':>6s}"
@@ -120,9 +108,6 @@ def main() -> int:
                     print(f"{case:10s} {policy:13s} {sim['base']:9.2f} {sim['now']:8.2f} "
                           f"{sim['base'] / sim['now']:6.2f} {run['base']:9.2f} "
                           f"{run['now']:8.2f} {run['base'] / run['now']:6.2f}", flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)],
-                           capture_output=True)
     return 0
 
 
