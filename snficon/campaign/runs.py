@@ -311,13 +311,21 @@ def _publish(spec: RunSpec, work: Path, final: Path) -> Path:
 
 
 def clean_scratch(runs_dir: str | Path) -> int:
-    """Remove the hidden folders left by runs of this host whose process is gone."""
+    """Remove the hidden folders left by runs of this host whose process is gone.
+
+    Called by the campaign's own process when none of its runs is in progress (before
+    the first, or once an interruption stopped them), so folders of this very process
+    are left-overs too: a Ctrl-C of a serial campaign can land between a scratch
+    folder's creation and the ``try`` that would remove it.
+    """
     removed = 0
     host = socket.gethostname()
+    me = os.getpid()
     for folder in Path(runs_dir).glob(".*-*"):
         kind, _, rest = folder.name[1:].partition("-")
         owner, _, pid = rest[ID_LENGTH + 1:].rpartition("-")
-        if kind in ("tmp", "old") and owner == host and pid.isdigit() and not _alive(int(pid)):
+        if kind in ("tmp", "old") and owner == host and pid.isdigit() and (
+                int(pid) == me or not _alive(int(pid))):
             shutil.rmtree(folder, ignore_errors=True)
             removed += 1
     return removed
