@@ -309,6 +309,14 @@ def parts_identity(parts: Sequence[str]) -> dict[str, dict[str, str]]:
     return {name: identity for name, identity in found.items() if identity is not None}
 
 
+def identity_digest(identity: Mapping[str, str]) -> str:
+    """One text that changes when a part's code does: its file's SHA-256, else its
+    distribution's name and version."""
+    if "sha256" in identity:
+        return identity["sha256"]
+    return f"{identity.get('distribution', '')} {identity.get('version', '')}"
+
+
 @dataclass(frozen=True)
 class Composition:
     """A checked choice of parts and the parameters of each (by part name)."""
