@@ -115,8 +115,9 @@ class PowerManagementEnv(gym.Env):
     """Per-node power decisions on the embedded engine (see the module docstring).
 
     ``platform``: a platform XML; ``workloads``: one workload JSON or a list
-    (episodes take them in turn); ``order``: the dispatch order's part name;
-    ``layers``: layer part names; ``options``: the parts' options (e.g.
+    (episodes take them in turn); ``order``: the dispatch order's part name or
+    spec (``file.py:Class``, :mod:`snficon.part_registry`); ``layers``: layer part
+    names or specs; ``options``: the parts' options (e.g.
     ``{"period": 1800}``; ``model`` is ignored: the agent acts);
     ``energy_weight``/``waiting_weight``: w_E, w_W; ``skip_forced``: fold
     invocations where no node has a choice into the step; ``max_steps``:
