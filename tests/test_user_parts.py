@@ -18,7 +18,7 @@ from snficon.campaign.runs import PARAMS, stale_of
 from snficon.commands import robin as robin_command
 from snficon.conformance import compare_outputs
 from snficon.errors import InputError
-from snficon.part_registry import compose
+from snficon.part_registry import compose, part_identity
 from snficon.platform.generate import NodeModel, render_platform, write_platform
 from snficon.policy_table import policy_label
 
@@ -148,3 +148,23 @@ def test_robin_file_runs_them_under_pybatsim(user, tmp_path, monkeypatch, capsys
     assert "succeeded" in capsys.readouterr().out
     jobs = list(csv.DictReader(open(folder / path.stem / "out_jobs.csv")))
     assert len(jobs) == 20
+
+
+def test_an_installed_distribution_offers_its_parts_by_entry_point(user, tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    (site / "mywarm").mkdir(parents=True)
+    shutil.copy(user["parts"] / "warm_timeout.py", site / "mywarm" / "warm.py")
+    (site / "mywarm" / "__init__.py").write_text("")
+    info = site / "mywarm-0.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mywarm\nVersion: 0.3\n")
+    (info / "entry_points.txt").write_text("[snficon.parts]\nwarm = mywarm.warm:WarmTimeout\n")
+    (info / "top_level.txt").write_text("mywarm\n")
+    monkeypatch.syspath_prepend(str(site))
+    composition = compose("snf", "warm", (), {"k": 1})
+    assert composition.label == "SNF+WarmTimeout"
+    assert part_identity("warm") == {"part": "warm", "entry_point": "mywarm.warm:WarmTimeout",
+                                     "distribution": "mywarm", "version": "0.3"}
+    assert part_identity("mywarm.warm:WarmTimeout") == {
+        "part": "mywarm.warm:WarmTimeout", "distribution": "mywarm", "version": "0.3"}
+    assert part_identity("icon") is None
