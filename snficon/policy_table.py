@@ -1,6 +1,6 @@
 """The named policies: one frozen record each, the one table everything else reads.
 
-A named policy is a composition of parts of :data:`snficon.core.policy.PARTS`
+A named policy is a composition of parts of :mod:`snficon.part_registry`
 (a dispatch order, a power manager, layers) with preset options. From this
 table derive ``snficon run --policy``, the pybatsim entry modules of
 ``schedulers/``, robin's pybatsim command lines, the report's labels and
@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from snficon.core.policy import PARTS, Composition, compose, parts_label
 from snficon.errors import InputError
+from snficon.part_registry import Composition, compose, parts_label, resolve_part
 
 #: Options that choose parts instead of setting a parameter.
 COMPOSITION_KEYS = ("order", "power", "layers")
@@ -74,7 +74,8 @@ class PolicyEntry:
     @property
     def parameters(self) -> tuple[type, ...]:
         """The parameters dataclasses of this policy's parts."""
-        return tuple(PARTS[name].params for name in (self.order, self.power, *self.layers))
+        return tuple(resolve_part(name).params
+                     for name in (self.order, self.power, *self.layers))
 
 
 POLICIES: dict[str, PolicyEntry] = {entry.name: entry for entry in (

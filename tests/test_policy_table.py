@@ -19,7 +19,7 @@ from snficon.adapter.scheduler import PolicyScheduler
 from snficon.cli import main
 from snficon.conformance import compare_outputs
 from snficon.core.parts import KINDS
-from snficon.core.policy import PARTS
+from snficon.part_registry import PARTS
 from snficon.policy_table import POLICIES, policy_colour, policy_label, resolved_options
 from snficon.robin.campaign import pybatsim_command
 from tests.conftest import REPO_ROOT

@@ -30,7 +30,8 @@ from snficon.campaign.errors import MissingInputError
 from snficon.campaign.provenance import Provenance, code_digest, package_version
 from snficon.campaign.runs import run_id
 from snficon.errors import InputError
-from snficon.policy_table import COMPOSITION_KEYS, resolved_options
+from snficon.part_registry import identity_digest, parts_identity
+from snficon.policy_table import COMPOSITION_KEYS, policy_entry, resolved_options
 
 #: Options the campaign sets for each run itself.
 RESERVED_OPTIONS = ("platform", "decisions")
@@ -219,6 +220,9 @@ def run_params(plan: RunPlan, cache: dict[Path, str] | None = None,
               "workload": plan.workload.label,
               "workload_sha256": file_digest(plan.workload.path, cache),
               "jobs": plan.workload.jobs, "policy": plan.policy, "options": plan.options}
+    parts = plan_parts_identity(plan)
+    if parts:  # parts of the user's own: their code is an input of the run
+        params["parts"] = parts
     if plan.carbon is not None:
         signal = plan.carbon.signal
         digest = file_digest(signal.path, cache)
@@ -231,6 +235,13 @@ def run_params(plan: RunPlan, cache: dict[Path, str] | None = None,
     if plan.transition_jitter:
         params.update(transition_jitter=plan.transition_jitter, seed=plan.seed)
     return params
+
+
+def plan_parts_identity(plan: RunPlan) -> dict[str, dict[str, str]]:
+    """The identity of each part of a run that is not built in (its spec and its file's
+    SHA-256 or its distribution's version, :func:`~snficon.part_registry.part_identity`)."""
+    order, power, layers = policy_entry(plan.policy).parts(plan.options)
+    return parts_identity((order, power, *layers))
 
 
 def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path) -> list[RunSpec]:
@@ -261,11 +272,16 @@ def make_specs(plans: tuple[RunPlan, ...] | list[RunPlan], runs_dir: str | Path)
 
 def input_digests(plan: RunPlan, cache: dict[Path, str] | None = None) -> dict[str, str]:
     """SHA-256 of each file a run reads, by role: the platform, the workload, the carbon
-    signal and every option whose value names an existing file (``option:NAME``)."""
+    signal, every option whose value names an existing file (``option:NAME``) and the
+    code of each part not built in (``part:NAME``: its file's SHA-256 or its
+    distribution's name and version)."""
     files = {"platform": plan.platform.path, "workload": plan.workload.path}
     if plan.carbon is not None:
         files["carbon"] = plan.carbon.signal.path
     for name, value in plan.options.items():
         if isinstance(value, str) and value and Path(value).is_file():
             files[f"option:{name}"] = Path(value)
-    return {role: file_digest(Path(path), cache) for role, path in files.items()}
+    digests = {role: file_digest(Path(path), cache) for role, path in files.items()}
+    for name, identity in plan_parts_identity(plan).items():
+        digests[f"part:{name}"] = identity_digest(identity)
+    return digests

@@ -16,11 +16,10 @@ from snficon.campaign.runs import advice_extra, write_run_metrics
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
 from snficon.core.carbon_signal import NO_SIGNAL, fill_signal_options, signal_option_names
-from snficon.core.parts import LAYER, ORDER, POWER
-from snficon.core.policy import part_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError, SnficonError, UnsupportedError
 from snficon.fileio import check_output_file, check_output_folder, incomplete_marker
+from snficon.part_registry import SPEC_FORM, absolute_spec, part_names
 from snficon.policy_table import POLICIES, policy_entry, policy_label
 
 
@@ -51,13 +50,15 @@ def register(commands: argparse._SubParsersAction) -> None:
                      help="scheduling policy (default: %(default)s)")
     who.add_argument("--scheduler", metavar="FILE.py",
                      help="any pybatsim scheduler file instead of a policy")
-    parser.add_argument("--order", choices=part_names(ORDER),
-                        help="replace the policy's dispatch order (e.g. fcfs-easy)")
-    parser.add_argument("--power", choices=part_names(POWER),
-                        help="replace the policy's power manager (e.g. icon)")
-    parser.add_argument("--layer", action="append", default=None, metavar="NAME",
-                        help="add a layer to the policy (repeatable; "
-                             f"known: {', '.join(part_names(LAYER)) or 'none yet'})")
+    parser.add_argument("--order", metavar="PART",
+                        help="replace the policy's dispatch order: "
+                             f"{', '.join(part_names('order'))}, or a class ({SPEC_FORM})")
+    parser.add_argument("--power", metavar="PART",
+                        help="replace the policy's power manager: "
+                             f"{', '.join(part_names('power'))}, or a class")
+    parser.add_argument("--layer", action="append", default=None, metavar="PART",
+                        help="add a layer to the policy (repeatable): "
+                             f"{', '.join(part_names('layer'))}, or a class")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="scheduler option (repeatable), as pybatsim's -o JSON keys")
     parser.add_argument("-o", "--output", default="out/run", help="output folder")
@@ -134,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
             if args.scheduler:
                 raise InputError(f"--{key.rstrip('s')} composes the project's policies; it "
                                  "does not apply to --scheduler FILE.py")
-            options[key] = value
+            options[key] = ([absolute_spec(v) for v in value] if isinstance(value, list)
+                            else absolute_spec(value))
     jitter = {}
     if args.transition_jitter:
         if args.engine != "inprocess":

@@ -22,7 +22,7 @@ A policy answers one invocation in three steps (composed by
   decisions: kills, callbacks). Layers know nothing of each other.
 
 Each part is a small object with one job and its own frozen parameters
-dataclass (:mod:`snficon.core.params`); :data:`snficon.core.policy.PARTS`
+dataclass (:mod:`snficon.core.params`); :mod:`snficon.part_registry`
 names them all. A part that remembers between invocations (SNF-ICON's
 estimates) keeps that memory itself; the pure functions it calls take the
 memory and return the next one.

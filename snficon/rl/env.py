@@ -9,7 +9,7 @@ as the authors' agent does, or at every invocation with the option
 ``every_event`` (see :mod:`snficon.rl.power`):
 
 - the **dispatch order** (``order``: FCFS with EASY backfilling by default,
-  any order of :data:`snficon.core.policy.PARTS`) has started what fits;
+  any order of :mod:`snficon.part_registry`) has started what fits;
 - the **observation** is the Budiarjo design's (:mod:`snficon.rl.features`):
   ``{"nodes": (N, 13), "queue": (7,), "mask": (N, 3)}`` -- per-node
   features, queue features and which of keep / switch on / switch off each
@@ -61,11 +61,11 @@ from gymnasium import spaces
 
 from snficon.adapter.scheduler import Policy, PolicyScheduler
 from snficon.core.names import Trigger
-from snficon.core.policy import PARTS, Composition
 from snficon.core.view import ClusterView, Decisions
 from snficon.drivers.inprocess import EngineLink, LinkedBatsim
 from snficon.drivers.session import build_engine
 from snficon.errors import InputError
+from snficon.part_registry import Composition
 from snficon.platform.model import PowerModel
 from snficon.platform.reader import read_platform
 from snficon.rl.features import ACTIONS, NODE_FEATURES, QUEUE_FEATURES, Observation, decision_nodes
@@ -103,9 +103,10 @@ class SteppedScheduler(PolicyScheduler):
 def build_parts(composition: Composition,
                 p_sleep_w: np.ndarray) -> tuple[Any, LearnedPower, tuple[Any, ...]]:
     """The order, an actor-less learned power manager and the layers of a composition."""
-    order = PARTS[composition.order].build(composition.params[composition.order], p_sleep_w)
+    specs = composition.specs
+    order = specs[composition.order].build(composition.params[composition.order], p_sleep_w)
     power = LearnedPower(composition.params["rl"], p_sleep_w)
-    layers = tuple(PARTS[name].build(composition.params[name], p_sleep_w)
+    layers = tuple(specs[name].build(composition.params[name], p_sleep_w)
                    for name in composition.layers)
     return order, power, layers
 
@@ -114,8 +115,9 @@ class PowerManagementEnv(gym.Env):
     """Per-node power decisions on the embedded engine (see the module docstring).
 
     ``platform``: a platform XML; ``workloads``: one workload JSON or a list
-    (episodes take them in turn); ``order``: the dispatch order's part name;
-    ``layers``: layer part names; ``options``: the parts' options (e.g.
+    (episodes take them in turn); ``order``: the dispatch order's part name or
+    spec (``file.py:Class``, :mod:`snficon.part_registry`); ``layers``: layer part
+    names or specs; ``options``: the parts' options (e.g.
     ``{"period": 1800}``; ``model`` is ignored: the agent acts);
     ``energy_weight``/``waiting_weight``: w_E, w_W; ``skip_forced``: fold
     invocations where no node has a choice into the step; ``max_steps``:

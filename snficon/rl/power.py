@@ -2,7 +2,7 @@
 
 One invocation, after the dispatch order started what fits (FCFS with EASY
 backfilling in the paper's RL Budiarjo; any order of
-:data:`snficon.core.policy.PARTS`):
+:data:`snficon.part_registry.PARTS`):
 
 1. account the interval since the previous invocation in the
    :class:`~snficon.rl.ledger.NodeHistory` (each node's wasted energy and

@@ -18,7 +18,7 @@ import numpy as np
 
 from snficon.core.clock import is_due
 from snficon.core.names import Trigger
-from snficon.core.policy import Policy, compose
+from snficon.core.policy import Policy
 from snficon.core.view import (
     ClusterView,
     CompletedJob,
@@ -27,6 +27,7 @@ from snficon.core.view import (
     QueuedJob,
     RunningJob,
 )
+from snficon.part_registry import compose
 
 from .conftest import E_OFF_J, E_ON_J, P_IDLE_W, T_OFF_S, T_ON_S
 

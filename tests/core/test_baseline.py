@@ -18,9 +18,10 @@ from snficon.core.ipm import IpmPower
 from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, IpmParams
 from snficon.core.plan import release_map, sequential_plan
-from snficon.core.policy import Policy, compose, decide_fcfs_easy_ipm, decide_snf_ipm
+from snficon.core.policy import Policy, decide_fcfs_easy_ipm, decide_snf_ipm
 from snficon.core.view import NodeState
 from snficon.errors import InputError
+from snficon.part_registry import compose
 
 from .conftest import (
     computing,

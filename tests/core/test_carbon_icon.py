@@ -15,9 +15,9 @@ import pytest
 from snficon.carbon.signal import format_instant
 from snficon.core.carbon_icon import CarbonIconParams, carbon_weight
 from snficon.core.params import IconParams
-from snficon.core.policy import compose
 from snficon.core.spare import choose_spare_target
 from snficon.errors import InputError
+from snficon.part_registry import compose
 
 from .conftest import sleeping, table
 

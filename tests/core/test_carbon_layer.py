@@ -29,8 +29,9 @@ from snficon.core.carbon_layer import (
 from snficon.core.dispatch import EasyOrder, SnfOrder
 from snficon.core.ipm import IpmPower
 from snficon.core.params import IpmParams
-from snficon.core.policy import Policy, compose
+from snficon.core.policy import Policy
 from snficon.errors import InputError
+from snficon.part_registry import compose
 
 from .scripted_cluster import NEVER_S, ScriptedCluster, ScriptedJob
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pytest
 
 from snficon.core.params import IconParams, IpmParams, option, params_from_options
-from snficon.core.policy import compose
 from snficon.errors import InputError
+from snficon.part_registry import compose
 from snficon.policy_table import POLICIES, resolved_options
 
 

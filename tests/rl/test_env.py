@@ -158,6 +158,7 @@ def test_the_env_simulates_what_the_policy_runs(tiny_case, tmp_path):
 
 
 def test_importing_the_core_does_not_import_torch():
-    code = ("import sys, snficon.core.policy, snficon.policy_table, snficon.rl.power; "
+    code = ("import sys, snficon.core.policy, snficon.part_registry, snficon.policy_table, "
+            "snficon.rl.power; "
             "sys.exit(int('torch' in sys.modules or 'gymnasium' in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
