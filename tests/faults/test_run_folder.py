@@ -171,3 +171,17 @@ def test_modified_and_foreign_folders_are_refused(inputs, tmp_path):
     accepted = snficon("compare", "--foreign", foreign, foreign)
     assert accepted.returncode == 0, accepted.stderr
     assert accepted.stdout.startswith(f"NOTE: {foreign}: read although foreign")
+
+
+def test_report_refuses_a_campaign_whose_run_folder_changed(inputs, tmp_path):
+    results = tmp_path / "results"
+    run = results / "runs" / "0123456789abcdef"
+    assert snficon(*run_argv(inputs, run)).returncode == 0
+    (results / "results.csv").write_text("id,status,platform,workload,policy,options\n"
+                                         f"{run.name},done,p4,w5,fcfsbIpm,\n")
+    (run / "metrics.json").write_text('{"jobs": 5}\n')
+    refused = snficon("report", results, "--no-figures")
+    assert refused.returncode == 2
+    assert f"{run}: refused, modified run folder: {run / 'metrics.json'} changed" \
+        in refused.stderr
+    assert not (results / "report").exists()
