@@ -1,7 +1,8 @@
 """The ``snficon`` command: one subcommand module per job under :mod:`snficon.commands`.
 
 Exit status: 0 success; 1 some runs of a campaign failed; 2 bad input, bad
-option or an output that cannot be written; 3 a protocol violation by the
+option or an output that cannot be written (a full disk, an I/O error: one line
+naming the file); 3 a protocol violation by the
 scheduler; 4 a scheduler that did not answer in time; 5 a deadlock; 6 a
 crashed scheduler; 130 after Ctrl-C (SIGINT) and 143 after SIGTERM
 (:mod:`snficon.interrupts`).
@@ -27,7 +28,7 @@ from snficon.commands import (
     run,
     workload,
 )
-from snficon.errors import SnficonError
+from snficon.errors import OutputError, SnficonError
 from snficon.interrupts import describe, exit_code_of, stop_signals_raise
 
 SUBCOMMANDS = (platform, workload, run, compare, campaign, robin, report, demo, carbon, rl)
@@ -60,6 +61,12 @@ def main(argv: list[str] | None = None) -> int:
                 traceback.print_exception(exc, file=sys.stderr)
             print(f"snficon: error: {exc}", file=sys.stderr)
             return exc.exit_code
+        except OSError as exc:  # the environment: a full disk, an I/O error
+            if args.debug:
+                traceback.print_exception(exc, file=sys.stderr)
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"snficon: error: {where}{exc.strerror or exc}", file=sys.stderr)
+            return OutputError.exit_code
         except KeyboardInterrupt as stop:
             print(f"snficon: {describe(stop)}", file=sys.stderr)
             return exit_code_of(stop)

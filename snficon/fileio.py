@@ -102,15 +102,28 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     sees the old file or the new one, never part of one. Folders are created.
     """
     target = Path(path)
-    handle, temporary = _temporary_beside(target)
+    try:
+        handle, temporary = _temporary_beside(target)
+    except OSError as exc:
+        raise _naming(exc, target) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         _put_in_place(temporary, target)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise _naming(exc, target) from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def _naming(exc: OSError, target: Path) -> OSError:
+    """``exc`` naming ``target`` (not the hidden temporary file written in its place)."""
+    if exc.errno is None:
+        return exc
+    return OSError(exc.errno, exc.strerror, str(target))
 
 
 def _temporary_beside(target: Path) -> tuple[int, str]:
@@ -148,10 +161,13 @@ class AtomicTextStream:
 
     def write(self, text: str) -> None:
         """Append ``text`` (UTF-8, newlines as given)."""
-        if self._stream is None:
-            handle, self._temporary = _temporary_beside(self.path)
-            self._stream = os.fdopen(handle, "w", encoding="utf-8", newline="")
-        self._stream.write(text)
+        try:
+            if self._stream is None:
+                handle, self._temporary = _temporary_beside(self.path)
+                self._stream = os.fdopen(handle, "w", encoding="utf-8", newline="")
+            self._stream.write(text)
+        except OSError as exc:
+            raise _naming(exc, self.path) from None
 
     def commit(self) -> Path:
         """Close the file and rename it to ``path`` (an empty file if nothing was written)."""
@@ -160,6 +176,9 @@ class AtomicTextStream:
         try:
             self._stream.close()
             _put_in_place(self._temporary, self.path)
+        except OSError as exc:
+            self.abort()
+            raise _naming(exc, self.path) from None
         except BaseException:
             self.abort()
             raise
@@ -169,7 +188,10 @@ class AtomicTextStream:
     def abort(self) -> None:
         """Drop what was written; ``path`` is left as it was."""
         if self._stream is not None:
-            self._stream.close()
+            try:
+                self._stream.close()
+            except OSError:  # a full disk: the buffered rest cannot be written; dropped
+                pass
         if self._temporary is not None:
             Path(self._temporary).unlink(missing_ok=True)
         self._stream = self._temporary = None

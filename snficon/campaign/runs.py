@@ -6,7 +6,8 @@ files (``out_jobs.csv``, ...), ``decisions.csv`` for the paper's policies,
 ``workload.json`` when the workload was cut to its first jobs,
 ``conversion.json`` when it was converted from a trace (the cache entry it
 read, :mod:`snficon.campaign.conversion`), and either
-``metrics.json`` (done) or ``error.txt`` (failed). The folder is filled under
+``metrics.json`` and, written last, ``manifest.json`` (done,
+:mod:`snficon.manifest`) or ``error.txt`` (failed). The folder is filled under
 a temporary name and renamed when complete, so a run killed half-way leaves
 no folder that counts; the next campaign run does it again.
 A run interrupted in this process (Ctrl-C) removes its scratch folder; one
@@ -51,6 +52,7 @@ from snficon.core.carbon_layer import LAYER_METHODS, CarbonLayerParams, trained_
 from snficon.core.carbon_signal import fill_signal_options, signal_option_names
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text, incomplete_marker, incomplete_reason
+from snficon.manifest import write_manifest
 from snficon.policy_table import POLICIES
 
 if TYPE_CHECKING:
@@ -299,6 +301,8 @@ def _publish(spec: RunSpec, work: Path, final: Path) -> Path:
     if current(spec, final):
         shutil.rmtree(work, ignore_errors=True)
         return final
+    if (work / METRICS).is_file():  # a done run: its manifest last (snficon.manifest)
+        write_manifest(work, spec.params)
     old = None
     if final.exists():
         old = final.with_name(f".old-{spec.run_id}-{socket.gethostname()}-{os.getpid()}")

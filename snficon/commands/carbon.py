@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from snficon.analysis.carbon import carbon_from_outputs
 from snficon.carbon.signal import format_instant, read_signal, signal_csv_text
 from snficon.carbon.synthetic import DiurnalParams, synthetic_diurnal
+from snficon.commands.compare import add_run_check_options
 from snficon.commands.run import add_carbon_options, carbon_of
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text
+from snficon.manifest import MANIFEST, accept_run_folder, amend_manifest, run_folder_of
 
 _DEFAULTS = DiurnalParams()
 
@@ -46,12 +49,16 @@ def _account(args: argparse.Namespace) -> int:
     if args.carbon is None:
         raise InputError("carbon account: give the signal with --carbon FILE")
     signal = carbon_of(args)
+    note = accept_run_folder(args.prefix, allow_incomplete=args.allow_incomplete,
+                             foreign=args.foreign)
     emissions = carbon_from_outputs(args.prefix, signal)
     if emissions is None:
         raise InputError(f"{args.prefix}_consumed_energy.csv: missing (the run had no -E), "
                          "so there is no energy to account")
     record = {**emissions.as_dict(), "carbon_signal": Path(args.carbon).name,
-              "carbon_start": signal.start_text}
+              "carbon_start": signal.start_text, **({"carbon_note": note} if note else {})}
+    if note:
+        print(f"snficon: note: {note}", file=sys.stderr)
     if args.metrics:
         path = Path(args.metrics)
         try:
@@ -61,6 +68,10 @@ def _account(args: argparse.Namespace) -> int:
         existing.update(record)
         atomic_write_text(path, json.dumps(existing, sort_keys=True, indent=2,
                                            allow_nan=False) + "\n")
+        own = path.parent.resolve() == run_folder_of(args.prefix).resolve()
+        if own and note is None and (path.parent / MANIFEST).is_file():
+            amend_manifest(path.parent, path.name, "carbon keys added by 'snficon carbon "
+                                                   "account'")
     print(json.dumps(record, sort_keys=True, indent=2))
     return 0
 
@@ -100,4 +111,5 @@ def register(commands: argparse._SubParsersAction) -> None:
     account.add_argument("--metrics", metavar="FILE",
                          help="also add the keys to this metrics.json (written atomically)")
     add_carbon_options(account)
+    add_run_check_options(account)
     account.set_defaults(func=_account)

@@ -9,6 +9,7 @@ from snficon.analysis.compare import METRICS, START_TOLERANCE_S, Comparison, Job
 from snficon.analysis.job_logs import LoggedJob
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text
+from snficon.manifest import accept_run_folder
 
 #: Exit status when a metric differs by more than --fail-above.
 EXIT_ABOVE = 1
@@ -34,7 +35,20 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--show", type=int, default=1, metavar="N",
                         help="print the first N differing jobs (default: %(default)s)")
     parser.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+    add_run_check_options(parser)
     parser.set_defaults(func=compare)
+
+
+def add_run_check_options(parser: argparse.ArgumentParser) -> None:
+    """``--foreign`` and ``--allow-incomplete``: what a reader of run folders accepts
+    beyond complete snficon runs (:func:`snficon.manifest.accept_run_folder`)."""
+    parser.add_argument("--foreign", action="store_true",
+                        help="also read outputs without manifest.json, made by another "
+                             "program (the real Batsim, SPARS): read as they are")
+    parser.add_argument("--allow-incomplete", action="store_true",
+                        help="also read a run that did not finish (out_INCOMPLETE.txt) or "
+                             "whose files changed since (manifest mismatch); said in the "
+                             "output")
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -47,11 +61,15 @@ def compare(args: argparse.Namespace) -> int:
         raise InputError(f"--fail-above must be >= 0, got {args.fail_above}")
     if args.show < 0:
         raise InputError(f"--show must be >= 0, got {args.show}")
+    notes = [note for note in (accept_run_folder(run, allow_incomplete=args.allow_incomplete,
+                                                 foreign=args.foreign)
+                               for run in (args.run_a, args.run_b)) if note]
     result = compare_logs(read_job_log(args.run_a), read_job_log(args.run_b), args.tolerance)
-    for line in summary_lines(result, args.show):
+    for line in [*(f"NOTE: {note}" for note in notes), *summary_lines(result, args.show)]:
         print(line)
     if args.json:
-        atomic_write_text(args.json, json.dumps(as_record(result), indent=2, sort_keys=True,
+        record = {**as_record(result), **({"notes": notes} if notes else {})}
+        atomic_write_text(args.json, json.dumps(record, indent=2, sort_keys=True,
                                                 allow_nan=False) + "\n")
     if args.fail_above is None:
         return 0

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 from pathlib import Path
 
+from snficon.commands.compare import add_run_check_options
 from snficon.errors import InputError
-from snficon.fileio import check_output_folder
+from snficon.fileio import atomic_write_text, check_output_folder
+from snficon.manifest import accept_run_folder
 
 #: Exit status when ``--fail-above`` finds a larger difference.
 EXIT_DIFFERENT = 1
@@ -42,7 +45,31 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-figures", action="store_true",
                         help="write the tables only (summary, the paper's numbers, the "
                              "comparison): a quick check")
+    add_run_check_options(parser)
     parser.set_defaults(func=report)
+
+
+def check_campaign_runs(results: str | Path, *, allow_incomplete: bool = False,
+                        foreign: bool = False) -> list[str]:
+    """Check the folder of every done run of ``results/results.csv`` against its manifest
+    (:func:`snficon.manifest.accept_run_folder`); the notes of those read anyway."""
+    table = Path(results) / "results.csv"
+    if not table.is_file():
+        return []  # load_results says what is missing
+    try:
+        with open(table, newline="", encoding="utf-8") as stream:
+            rows = list(csv.DictReader(stream))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{table}: cannot read: {exc}") from None
+    notes = []
+    for row in rows:
+        folder = Path(results) / "runs" / str(row.get("id", ""))
+        if row.get("status", "done") == "done" and row.get("id") and folder.is_dir():
+            note = accept_run_folder(folder, allow_incomplete=allow_incomplete,
+                                     foreign=foreign)
+            if note:
+                notes.append(note)
+    return notes
 
 
 def report(args: argparse.Namespace) -> int:
@@ -53,12 +80,21 @@ def report(args: argparse.Namespace) -> int:
     if args.fail_above is not None and not args.fail_above >= 0:
         raise InputError(f"--fail-above must be a percentage >= 0, not {args.fail_above}")
     output = check_output_folder(args.output or Path(args.results) / "report")
+    notes = [note for folder in (args.results, args.compare) if folder is not None
+             for note in check_campaign_runs(folder, allow_incomplete=args.allow_incomplete,
+                                             foreign=args.foreign)]
 
     from snficon.report import build_report  # heavy (matplotlib): after the checks
 
+    title = (f"Campaign report: {Path(args.results).name} (NOT ONLY complete runs: "
+             f"{len(notes)} run folders read anyway, see notes.txt)" if notes else None)
     written = build_report(args.results, output, gantt_run=args.gantt_run,
                            gantt_hours=args.gantt_hours, compare=args.compare,
-                           figures=not args.no_figures)
+                           figures=not args.no_figures, title=title)
+    if notes:
+        atomic_write_text(output / "notes.txt", "".join(f"{note}\n" for note in notes))
+        print(f"NOTE: {len(notes)} run folders are not complete snficon runs and were read "
+              f"anyway: {output / 'notes.txt'}")
     print(f"report: {written.markdown}, {written.html}")
     print(f"figures: {len(written.figures)} files in {output / 'figures'}/, "
           f"tables: {len(written.tables)} in {output / 'tables'}/")

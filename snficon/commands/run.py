@@ -17,10 +17,12 @@ from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
 from snficon.core.carbon_signal import NO_SIGNAL, fill_signal_options, signal_option_names
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
-from snficon.errors import InputError, SnficonError, UnsupportedError
-from snficon.fileio import check_output_file, check_output_folder, incomplete_marker
+from snficon.errors import InputError, OutputError, SnficonError, UnsupportedError
+from snficon.fileio import check_output_file, incomplete_marker
+from snficon.manifest import write_manifest
 from snficon.part_registry import SPEC_FORM, absolute_spec, part_names
 from snficon.policy_table import POLICIES, policy_entry, policy_label
+from snficon.staging import StagedOutput, claim_output, discard, keep_partial, publish
 
 
 def parse_settings(items: list[str]) -> dict[str, Any]:
@@ -61,7 +63,12 @@ def register(commands: argparse._SubParsersAction) -> None:
                              f"{', '.join(part_names('layer'))}, or a class")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="scheduler option (repeatable), as pybatsim's -o JSON keys")
-    parser.add_argument("-o", "--output", default="out/run", help="output folder")
+    parser.add_argument("-o", "--output", default="out/run",
+                        help="output folder: new or empty (written aside, moved into place "
+                             "at the end, manifest.json last)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the output folder when it holds an earlier run "
+                             "(a folder holding other files is never replaced)")
     parser.add_argument("--engine", choices=("inprocess", "zmq"), default="inprocess",
                         help="inprocess (fast) or zmq (a pybatsim process over loopback)")
     parser.add_argument("--answer-timeout", type=float, metavar="SECONDS",
@@ -78,6 +85,20 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the transition jitter's generator (e.g. 42)")
     parser.set_defaults(func=run)
+
+
+def run_parameters(args: argparse.Namespace, scheduler: str,
+                   options: dict[str, Any]) -> dict[str, Any]:
+    """What ``manifest.json`` records of a run: its inputs (as given), scheduler and options
+    (the run's own file paths left out: they name the folder it was written in)."""
+    return {
+        "command": "run", "platform": args.platform, "workloads": list(args.workload),
+        "scheduler": scheduler, "engine": args.engine, "energy": not args.no_energy,
+        "options": {k: v for k, v in options.items() if k not in ("decisions", "platform")},
+        "carbon": args.carbon, "carbon_start": args.carbon_start,
+        "carbon_fill": args.carbon_fill, "carbon_wrap": not args.carbon_no_wrap,
+        "transition_jitter": args.transition_jitter, "seed": args.seed,
+    }
 
 
 def add_carbon_options(parser: argparse.ArgumentParser) -> None:
@@ -148,7 +169,28 @@ def run(args: argparse.Namespace) -> int:
         jitter = {"transition_jitter": args.transition_jitter, "seed": args.seed}
     elif args.seed is not None:
         raise InputError("--seed only seeds --transition-jitter, which is not set")
-    output = check_output_folder(args.output)
+    staged = claim_output(args.output, args.overwrite)
+    try:
+        return _run_staged(args, scheduler, options, jitter, staged)
+    except SnficonError:  # some are OSErrors too (a scheduler's timeout)
+        if staged.work.exists():
+            discard(staged)
+        raise
+    except OSError as exc:  # a full disk, an I/O error: nothing that looks complete is left
+        discard(staged)
+        where = staged.shown(exc.filename) if exc.filename else f"{staged.target}/"
+        raise OutputError(f"cannot write {where}: {exc.strerror or exc}; nothing was kept "
+                          f"in {staged.target}/ (run again once the cause is fixed)") from None
+    except BaseException:
+        if staged.work.exists():
+            discard(staged)
+        raise
+
+
+def _run_staged(args: argparse.Namespace, scheduler: str, options: dict[str, Any],
+                jitter: dict[str, Any], staged: StagedOutput) -> int:
+    """The run itself, written in ``staged.work`` and moved into place at its end."""
+    output = staged.work
     if scheduler in POLICIES:
         options.setdefault("platform", str(Path(args.platform).resolve()))
         options.setdefault("decisions", str((output / "decisions.csv").resolve()))
@@ -175,14 +217,16 @@ def run(args: argparse.Namespace) -> int:
         simulate(args.platform, args.workload, scheduler, options, energy=not args.no_energy,
                  export_prefix=prefix, record=args.transcript, **link, **jitter)
     except SnficonError as exc:
-        if incomplete_marker(prefix).exists():
-            exc.args = (f"{exc}; the output files until then are in {output}/, marked "
-                        f"unfinished ({incomplete_marker(prefix).name})",)
+        if incomplete_marker(prefix).exists() and keep_partial(staged):
+            exc.args = (f"{staged.shown(exc)}; the output files until then are in "
+                        f"{staged.target}/, marked unfinished "
+                        f"({incomplete_marker(prefix).name}, no manifest)",)
         raise
     except KeyboardInterrupt:
-        if incomplete_marker(prefix).exists():
-            print(f"snficon: the output files until the interrupt are in {output}/, marked "
-                  f"unfinished by {incomplete_marker(prefix).name}", file=sys.stderr)
+        if incomplete_marker(prefix).exists() and keep_partial(staged):
+            print(f"snficon: the output files until the interrupt are in {staged.target}/, "
+                  f"marked unfinished by {incomplete_marker(prefix).name} (no manifest)",
+                  file=sys.stderr)
         raise
     wall = time.perf_counter() - started
     advice = advice_extra(scheduler, options, carbon, prefix, args.workload)
@@ -190,6 +234,9 @@ def run(args: argparse.Namespace) -> int:
                                        {**jitter, **advice} or None, carbon=carbon,
                                        workloads=args.workload,
                                        fields=FieldNames.from_options(options))
+    write_manifest(output, run_parameters(args, scheduler, options))
+    publish(staged)
+    output = staged.target
     policy_options = {k: v for k, v in options.items() if k not in ADAPTER_OPTIONS}
     shown = policy_label(scheduler, policy_options) if args.scheduler is None else scheduler
     print(f"{shown} on {Path(args.platform).name} with "

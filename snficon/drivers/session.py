@@ -12,6 +12,7 @@ for a process, the log file holding its traceback.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -92,6 +93,28 @@ def _write_outputs(engine: BatsimEngine, prefix: str | Path | None,
                                 + (f": {why}" if why else ""))
 
 
+#: errno values of a failing output (a full disk or quota, an I/O error, a read-only disk).
+OUTPUT_ERRNOS = frozenset((errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBIG))
+
+
+def output_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is an output that could not be written (not a scheduler's bug)."""
+    return isinstance(exc, OSError) and exc.errno in OUTPUT_ERRNOS
+
+
+def _write_outputs_after(engine: BatsimEngine, prefix: str | Path | None,
+                         transcript: Transcript | None, result: SimulationResult,
+                         stopped: BaseException | None) -> None:
+    """:func:`_write_outputs`; when the run already stopped on an error, a failure to write
+    (a full disk) leaves that error to propagate, unmarked outputs being dropped by the
+    caller (:mod:`snficon.staging`)."""
+    try:
+        _write_outputs(engine, prefix, transcript, result, stopped)
+    except OSError:
+        if stopped is None:
+            raise
+
+
 def _raised_by_engine(exc: BaseException) -> bool:
     """Whether ``exc`` rose on the engine's side of the link (a bug there), not the scheduler's.
 
@@ -144,7 +167,7 @@ def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], s
         stopped = exc
         raise
     except Exception as exc:
-        if _raised_by_engine(exc):
+        if _raised_by_engine(exc) or output_failure(exc):
             stopped = exc
             raise
         stopped = scheduler_crash(scheduler, engine.now, exc)
@@ -153,7 +176,7 @@ def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], s
         stopped = exc
         raise
     finally:
-        _write_outputs(engine, export_prefix, transcript, result, stopped)
+        _write_outputs_after(engine, export_prefix, transcript, result, stopped)
     return result
 
 
@@ -219,7 +242,7 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
     finally:
         if stopped is not None and process.poll() is None:
             process.terminate()  # it waits for a message that will not come
-        _write_outputs(engine, export_prefix, transcript, result, stopped)
+        _write_outputs_after(engine, export_prefix, transcript, result, stopped)
         try:
             process.wait(timeout=10 if stopped is None else 2)
         except subprocess.TimeoutExpired:

@@ -169,7 +169,7 @@ class TestCompareLogs:
 
 class TestCommand:
     def test_prints_the_first_differing_job(self, runs, capsys):
-        assert main(["compare", str(runs[0]), str(runs[1])]) == 0
+        assert main(["compare", "--foreign", str(runs[0]), str(runs[1])]) == 0
         out = capsys.readouterr().out
         assert "first differing job: 2 (submitted 10 s, 1 nodes)" in out
         assert "A: start 50  finish 70  nodes 0" in out
@@ -179,17 +179,17 @@ class TestCommand:
 
     def test_fail_above(self, runs, capsys):
         # mean and max wait differ by 25 %, makespan by 14.3 %.
-        assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "20"]) == 1
+        assert main(["compare", "--foreign", str(runs[0]), str(runs[1]), "--fail-above", "20"]) == 1
         assert "FAIL: mean_wait differs by 25.000 %" in capsys.readouterr().out
-        assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "30"]) == 0
-        assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "20",
+        assert main(["compare", "--foreign", str(runs[0]), str(runs[1]), "--fail-above", "30"]) == 0
+        assert main(["compare", "--foreign", str(runs[0]), str(runs[1]), "--fail-above", "20",
                      "--metric", "makespan"]) == 0
-        assert main(["compare", str(runs[0]), str(runs[1]), "--fail-above", "10",
+        assert main(["compare", "--foreign", str(runs[0]), str(runs[1]), "--fail-above", "10",
                      "--metric", "makespan"]) == 1
 
     def test_json_record(self, runs, tmp_path):
         out = tmp_path / "cmp.json"
-        assert main(["compare", str(runs[0]), str(runs[1]), "--json", str(out)]) == 0
+        assert main(["compare", "--foreign", str(runs[0]), str(runs[1]), "--json", str(out)]) == 0
         record = json.loads(out.read_text())
         assert record["first"] == {"job_id": "2", "submit": 10.0, "res": 1, "start_a": 50.0,
                                    "start_b": 60.0, "nodes_a": [0], "nodes_b": [1]}
