@@ -14,7 +14,8 @@ which never counts as done (:mod:`snficon.campaign.runs`).
 
 - ``serial``: in this process, one after another (debugging, tests);
 - ``local``: up to ``workers`` processes on this machine, one per run;
-- ``dask``: Dask distributed, on a LocalCluster of ``workers`` processes or
+- ``dask``: Dask distributed, on a LocalCluster of ``workers`` processes
+  (TLS with temporary credentials: no other client can use it) or
   on an existing scheduler (``address``, e.g. one dask-jobqueue started on a
   Slurm cluster; its workers must import ``snficon`` and see RESULTS);
 - ``slurm``: Dask workers submitted as Slurm jobs (dask-jobqueue), scaling
@@ -44,6 +45,7 @@ from snficon.campaign.cluster import (
     check_slurm_available,
     make_cluster,
     start_scaling,
+    temporary_security,
 )
 from snficon.campaign.cluster_settings import ClusterSettings
 from snficon.campaign.errors import ExecutorUnavailableError, WorkerDiedError
@@ -292,7 +294,8 @@ class DaskExecutor(Executor):
             workers = len(self.client.scheduler_info().get("workers", {})) or workers
         else:
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                        processes=True, dashboard_address=None)
+                                        processes=True, dashboard_address=None,
+                                        security=temporary_security())
             self.client = Client(self.cluster)
             # Our worker processes share the terminal: Ctrl-C is handled here (abort).
             self.client.run(_ignore_interrupts)
@@ -371,10 +374,11 @@ class ClusterExecutor(DaskExecutor):
 
     name = "slurm"
 
-    def __init__(self, settings: ClusterSettings, runs: int, kind: str = "slurm") -> None:
+    def __init__(self, settings: ClusterSettings, runs: int, kind: str = "slurm",
+                 credentials_dir: str | Path | None = None) -> None:
         if kind == "slurm":
             check_slurm_available()
-        cluster = make_cluster(settings, kind)
+        cluster = make_cluster(settings, kind, credentials_dir)
         try:
             if kind == "slurm":
                 check_job_script(cluster, settings)
@@ -386,9 +390,14 @@ class ClusterExecutor(DaskExecutor):
 
 
 def make_executor(name: str, workers: int | None = None, address: str | None = None,
-                  cluster: ClusterSettings | None = None, cluster_kind: str = "slurm"
-                  ) -> Executor:
+                  cluster: ClusterSettings | None = None, cluster_kind: str = "slurm",
+                  credentials_dir: str | Path | None = None) -> Executor:
     """The executor called ``name`` (one of :data:`EXECUTORS`).
+
+    ``dask`` on its own LocalCluster and ``slurm`` speak TLS with temporary
+    credentials (:func:`snficon.campaign.cluster.temporary_security`); the
+    Slurm workers read theirs from ``credentials_dir``. On a scheduler
+    ``address`` the client uses the Dask configuration's security settings.
 
     ``slurm`` takes its workers from ``cluster`` (the ``[cluster]`` settings) on
     a cluster of ``cluster_kind`` (``local``: the same path on this machine);
@@ -406,5 +415,6 @@ def make_executor(name: str, workers: int | None = None, address: str | None = N
     if name == "dask":
         return DaskExecutor(count, address)
     if name == "slurm":
-        return ClusterExecutor(cluster or ClusterSettings(), count, cluster_kind)
+        return ClusterExecutor(cluster or ClusterSettings(), count, cluster_kind,
+                               credentials_dir)
     raise InputError(f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")

@@ -39,6 +39,8 @@ from snficon.campaign.runs import (
 from snficon.interrupts import signal_of
 
 LOG = logging.getLogger(__name__)
+#: Where the Slurm workers' temporary TLS credentials are written (mode 0600, shared).
+CREDENTIALS = ".dask-credentials"
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,8 @@ def _run_locked(specs: Sequence[RunSpec], results: Path, *, executor: str,
         if todo:
             count = (len(todo) if executor == "slurm"
                      else min(workers or os.cpu_count() or 1, len(todo)))
-            with make_executor(executor, count, address, cluster, cluster_kind) as pool:
+            with make_executor(executor, count, address, cluster, cluster_kind,
+                               results / CREDENTIALS) as pool:
                 report(min(pool.workers, len(todo)))
                 for spec, result in pool.run(todo):
                     folder = Path(spec.runs_dir) / spec.run_id
