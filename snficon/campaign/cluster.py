@@ -46,16 +46,38 @@ def slurm_arguments(settings: ClusterSettings) -> dict[str, Any]:
     return arguments
 
 
-def make_cluster(settings: ClusterSettings, kind: str) -> Any:
+def temporary_security() -> Any:
+    """Dask TLS with a certificate authority and keys made for this campaign alone
+    (``distributed.Security.temporary()``): the scheduler and workers accept only a peer
+    holding them, so nobody else who reaches the scheduler's port can submit code."""
+    from distributed import Security
+
+    try:
+        return Security.temporary()
+    except ImportError:
+        raise ExecutorUnavailableError(
+            "the dask and slurm executors secure their scheduler with TLS, which needs the "
+            "package 'cryptography' (pip install cryptography)") from None
+
+
+def make_cluster(settings: ClusterSettings, kind: str,
+                 credentials_dir: str | Path | None = None) -> Any:
     """A Dask cluster of ``kind`` (:data:`CLUSTER_KINDS`) for ``settings``, with no worker yet.
 
     ``slurm``: a ``SLURMCluster`` (its scheduler runs in this process; workers
     come as Slurm jobs once :func:`start_scaling` asks for them). ``local``:
     a ``LocalCluster`` of single-threaded worker processes on this machine
     (``cores``, ``memory``, ``walltime`` and the job lines do not apply).
+    Both speak TLS with temporary credentials (:func:`temporary_security`);
+    the Slurm workers read theirs from files dask-jobqueue writes (mode 0600)
+    into ``credentials_dir``, which must be on a file system the compute
+    nodes share (the campaign gives ``RESULTS/.dask-credentials``; without
+    it, this machine's temporary folder), and removes when the cluster is
+    closed.
     Raises InputError when dask-jobqueue refuses the settings (e.g. no
     ``cores`` or ``memory`` given here nor in the Dask configuration).
     """
+    security = temporary_security()
     if kind == "slurm":
         try:
             from dask_jobqueue import SLURMCluster
@@ -65,8 +87,13 @@ def make_cluster(settings: ClusterSettings, kind: str) -> Any:
                 "(pip install dask-jobqueue)") from None
         if settings.walltime is not None:
             walltime_seconds(settings.walltime)  # checked once more: a malformed one is refused
+        if credentials_dir is None:  # not shared with the nodes: to look at a job script
+            credentials_dir = tempfile.gettempdir()
+        else:
+            Path(credentials_dir).mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
-            return SLURMCluster(**slurm_arguments(settings))
+            return SLURMCluster(**slurm_arguments(settings), security=security,
+                                shared_temp_directory=str(credentials_dir))
         except ValueError as exc:  # e.g. "You must specify how much cores and memory ..."
             where = f"{settings.source} [cluster]" if settings.source else "[cluster]"
             raise InputError(f"{where}: dask-jobqueue refuses the settings: {exc} (give "
@@ -75,7 +102,7 @@ def make_cluster(settings: ClusterSettings, kind: str) -> Any:
         from dask.distributed import LocalCluster
 
         return LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
-                            dashboard_address=None,
+                            dashboard_address=None, security=security,
                             local_directory=settings.local_directory)
     raise InputError(f"unknown cluster kind {kind!r} (known: {', '.join(CLUSTER_KINDS)})")
 

@@ -37,3 +37,16 @@ class ExecutorUnavailableError(SnficonError, ImportError):
     """An executor whose package is not installed (e.g. ``dask`` without ``distributed``)."""
 
     exit_code = 2
+
+
+class WorkerDiedError(SnficonError, ChildProcessError):
+    """A worker process that died while running a run (killed by a signal, e.g. the
+    out-of-memory killer's SIGKILL): that run is recorded as failed, the others go on."""
+
+    exit_code = 1
+
+
+class ResultsBusyError(SnficonError, BlockingIOError):
+    """Another campaign holds the results folder's lock (:mod:`snficon.campaign.lock`)."""
+
+    exit_code = 2

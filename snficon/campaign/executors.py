@@ -13,8 +13,9 @@ progress are killed. A killed run leaves only its hidden scratch folder,
 which never counts as done (:mod:`snficon.campaign.runs`).
 
 - ``serial``: in this process, one after another (debugging, tests);
-- ``local``: a process pool of ``workers`` processes on this machine;
-- ``dask``: Dask distributed, on a LocalCluster of ``workers`` processes or
+- ``local``: up to ``workers`` processes on this machine, one per run;
+- ``dask``: Dask distributed, on a LocalCluster of ``workers`` processes
+  (TLS with temporary credentials: no other client can use it) or
   on an existing scheduler (``address``, e.g. one dask-jobqueue started on a
   Slurm cluster; its workers must import ``snficon`` and see RESULTS);
 - ``slurm``: Dask workers submitted as Slurm jobs (dask-jobqueue), scaling
@@ -29,8 +30,13 @@ import multiprocessing
 import os
 import signal
 import sys
+from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from multiprocessing import connection
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +45,15 @@ from snficon.campaign.cluster import (
     check_slurm_available,
     make_cluster,
     start_scaling,
+    temporary_security,
 )
 from snficon.campaign.cluster_settings import ClusterSettings
-from snficon.campaign.errors import ExecutorUnavailableError
+from snficon.campaign.errors import ExecutorUnavailableError, WorkerDiedError
 from snficon.campaign.expand import RunSpec
 from snficon.campaign.runs import execute
 from snficon.errors import InputError
-from snficon.interrupts import default_stop_signals_in_child
+from snficon.interrupts import STOP_SIGNALS, default_stop_signals_in_child
+from snficon.lifeline import die_with_parent
 
 LOG = logging.getLogger(__name__)
 
@@ -119,14 +127,22 @@ def _interrupt_plugin() -> Any:
 
 
 class LocalExecutor(Executor):
-    """A pool of ``workers`` processes.
+    """Up to ``workers`` processes on this machine, one per run.
 
-    On Linux they are forked (nothing to re-import, no ``__main__`` guard
-    needed); elsewhere spawned, as fork is unsafe there. The workers ignore
-    SIGINT (a terminal's Ctrl-C reaches the whole process group): the
-    campaign process handles it and terminates them (:meth:`abort`); SIGTERM
-    ends a worker at once (a forked worker would otherwise inherit the
-    campaign's handler, :mod:`snficon.interrupts`).
+    Each run gets its own process, forked on Linux (nothing to re-import, no
+    ``__main__`` guard needed) and spawned elsewhere, as fork is unsafe
+    there. A process that dies (the kernel's out-of-memory killer, a
+    ``kill -9``) fails only the run it held: the others go on and the next
+    run starts in a new process, where a shared pool would be broken for
+    every run queued on it. The memory of a run is returned to the system
+    when it ends.
+
+    The workers ignore SIGINT (a terminal's Ctrl-C reaches the whole process
+    group): the campaign process handles it and terminates them
+    (:meth:`abort`); SIGTERM ends a worker at once (a forked worker would
+    otherwise inherit the campaign's handler, :mod:`snficon.interrupts`).
+    They end with the campaign process, also when it is killed with SIGKILL
+    (:func:`snficon.lifeline.die_with_parent`).
     """
 
     name = "local"
@@ -134,26 +150,46 @@ class LocalExecutor(Executor):
     def __init__(self, workers: int) -> None:
         super().__init__(workers)
         method = "fork" if sys.platform.startswith("linux") else "spawn"
-        context = multiprocessing.get_context(method)
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                        initializer=default_stop_signals_in_child)
+        self.context = multiprocessing.get_context(method)
+        if method == "fork":  # imported once here rather than in every run's process
+            import snficon.drivers.session  # noqa: F401
+        self.running: dict[str, _Worker] = {}
 
     def run(self, specs: Sequence[RunSpec]) -> Iterator[Outcome]:
-        futures: dict[Future[Path], RunSpec] = {self.pool.submit(execute, s): s for s in specs}
-        for future in as_completed(futures):
-            try:
-                yield futures[future], future.result()
-            except Exception as exc:
-                yield futures[future], exc
+        queue = deque(specs)
+        while queue or self.running:
+            while queue and len(self.running) < self.workers:
+                self._start(queue.popleft())
+            waited = {w.process.sentinel: w for w in self.running.values()}
+            waited.update({w.receiver: w for w in self.running.values()})
+            finished: dict[str, _Worker] = {}
+            for ready in connection.wait(list(waited)):
+                finished[waited[ready].spec.run_id] = waited[ready]
+            for worker in finished.values():
+                del self.running[worker.spec.run_id]
+                yield worker.spec, worker.outcome()
+
+    def _start(self, spec: RunSpec) -> None:
+        receiver, sender = self.context.Pipe(duplex=False)
+        process = self.context.Process(target=_run_in_worker, args=(spec, sender, os.getpid()),
+                                       name=f"snficon-run-{spec.run_id}", daemon=True)
+        # Ctrl-C or SIGTERM during the fork would raise in the fork's hooks, where Python
+        # ignores exceptions: they wait until the worker is started and recorded for abort().
+        with _stop_signals_blocked():
+            process.start()
+            sender.close()  # the worker's end: its exit is then seen as the end of the pipe
+            self.running[spec.run_id] = _Worker(spec, process, receiver)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        """Wait for the runs in progress (none are queued here once :meth:`run` returned)."""
+        for worker in list(self.running.values()):
+            worker.process.join()
+            worker.receiver.close()
+        self.running.clear()
 
     def abort(self) -> None:
-        """Cancel the queued runs, terminate the worker processes, do not wait for them."""
-        # The pool's processes (pid -> Process): shutdown() forgets them, so read them first.
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        """Terminate the worker processes, waiting at most :data:`KILL_GRACE_S` for each."""
+        processes = [worker.process for worker in self.running.values()]
         for process in processes:
             if process.is_alive():
                 process.terminate()
@@ -163,6 +199,74 @@ class LocalExecutor(Executor):
                 LOG.warning("worker %s ignored SIGTERM: killing it", process.pid)
                 process.kill()
                 process.join(KILL_GRACE_S)
+        self.running.clear()
+
+
+@dataclass
+class _Worker:
+    """A run's process and the end of the pipe its result comes back on."""
+
+    spec: RunSpec
+    process: BaseProcess
+    receiver: Connection
+
+    def outcome(self) -> Path | BaseException:
+        """The folder :func:`execute` returned, the exception it raised, or a
+        :class:`WorkerDiedError` when the process died without answering."""
+        result: Path | BaseException | None = None
+        try:
+            if self.receiver.poll():
+                result = self.receiver.recv()
+        except (EOFError, OSError):
+            result = None
+        finally:
+            self.process.join()
+            self.receiver.close()
+        if result is not None:
+            return result
+        return WorkerDiedError(f"the worker process running it (pid {self.process.pid}) "
+                               f"{_death(self.process.exitcode)}; no other run was affected")
+
+
+def _death(status: int | None) -> str:
+    """How a process ended, from its exit code (negative: the signal that killed it)."""
+    if status is not None and status < 0:
+        name = signal.Signals(-status).name
+        hint = (" (as the kernel's out-of-memory killer does: see `dmesg` or the system log)"
+                if -status == signal.SIGKILL else "")
+        return f"was killed by {name}{hint}"
+    return f"exited with status {status} before reporting a result"
+
+
+@contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM are held back (delivered on leaving it)."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _run_in_worker(spec: RunSpec, sender: Connection, parent_pid: int) -> None:
+    """A worker process: :func:`execute` ``spec`` and send back its folder or its exception."""
+    default_stop_signals_in_child()
+    if hasattr(signal, "pthread_sigmask"):  # blocked by the parent around the fork
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    die_with_parent(parent_pid)
+    result: Path | BaseException
+    try:
+        result = execute(spec)
+    except Exception as exc:
+        result = exc
+    try:
+        sender.send(result)
+    except Exception:  # an exception that does not pickle: its text
+        sender.send(RuntimeError(f"{type(result).__name__}: {result}"))
+    sender.close()
 
 
 class DaskExecutor(Executor):
@@ -190,7 +294,8 @@ class DaskExecutor(Executor):
             workers = len(self.client.scheduler_info().get("workers", {})) or workers
         else:
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                        processes=True, dashboard_address=None)
+                                        processes=True, dashboard_address=None,
+                                        security=temporary_security())
             self.client = Client(self.cluster)
             # Our worker processes share the terminal: Ctrl-C is handled here (abort).
             self.client.run(_ignore_interrupts)
@@ -269,10 +374,11 @@ class ClusterExecutor(DaskExecutor):
 
     name = "slurm"
 
-    def __init__(self, settings: ClusterSettings, runs: int, kind: str = "slurm") -> None:
+    def __init__(self, settings: ClusterSettings, runs: int, kind: str = "slurm",
+                 credentials_dir: str | Path | None = None) -> None:
         if kind == "slurm":
             check_slurm_available()
-        cluster = make_cluster(settings, kind)
+        cluster = make_cluster(settings, kind, credentials_dir)
         try:
             if kind == "slurm":
                 check_job_script(cluster, settings)
@@ -284,9 +390,14 @@ class ClusterExecutor(DaskExecutor):
 
 
 def make_executor(name: str, workers: int | None = None, address: str | None = None,
-                  cluster: ClusterSettings | None = None, cluster_kind: str = "slurm"
-                  ) -> Executor:
+                  cluster: ClusterSettings | None = None, cluster_kind: str = "slurm",
+                  credentials_dir: str | Path | None = None) -> Executor:
     """The executor called ``name`` (one of :data:`EXECUTORS`).
+
+    ``dask`` on its own LocalCluster and ``slurm`` speak TLS with temporary
+    credentials (:func:`snficon.campaign.cluster.temporary_security`); the
+    Slurm workers read theirs from ``credentials_dir``. On a scheduler
+    ``address`` the client uses the Dask configuration's security settings.
 
     ``slurm`` takes its workers from ``cluster`` (the ``[cluster]`` settings) on
     a cluster of ``cluster_kind`` (``local``: the same path on this machine);
@@ -304,5 +415,6 @@ def make_executor(name: str, workers: int | None = None, address: str | None = N
     if name == "dask":
         return DaskExecutor(count, address)
     if name == "slurm":
-        return ClusterExecutor(cluster or ClusterSettings(), count, cluster_kind)
+        return ClusterExecutor(cluster or ClusterSettings(), count, cluster_kind,
+                               credentials_dir)
     raise InputError(f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")

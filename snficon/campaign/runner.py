@@ -24,12 +24,14 @@ from snficon.campaign.cluster_settings import ClusterSettings
 from snficon.campaign.errors import CorruptedRunError
 from snficon.campaign.executors import make_executor
 from snficon.campaign.expand import RunSpec
+from snficon.campaign.lock import results_lock
 from snficon.campaign.results import write_results
 from snficon.campaign.runs import (
     DONE,
     FAILED,
     clean_scratch,
     error_summary,
+    metrics_problem,
     record_failure,
     run_status,
     stale_of,
@@ -37,6 +39,8 @@ from snficon.campaign.runs import (
 from snficon.interrupts import signal_of
 
 LOG = logging.getLogger(__name__)
+#: Where the Slurm workers' temporary TLS credentials are written (mode 0600, shared).
+CREDENTIALS = ".dask-credentials"
 
 
 @dataclass(frozen=True)
@@ -115,12 +119,29 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
     A done run made by other code or inputs (:func:`~snficon.campaign.runs.stale_of`)
     is listed in ``outcome.stale`` and run again, or kept with ``reuse_stale``.
     Raises :class:`CampaignInterrupted` on Ctrl-C, once the runs in progress
-    are killed and the table is written.
+    are killed and the table is written, and
+    :class:`~snficon.campaign.errors.ResultsBusyError` when another campaign
+    holds ``results_dir`` (:mod:`snficon.campaign.lock`).
     """
     results = Path(results_dir)
     (results / "runs").mkdir(parents=True, exist_ok=True)
+    with results_lock(results):
+        return _run_locked(specs, results, executor=executor, workers=workers,
+                           address=address, on_progress=on_progress, reuse_stale=reuse_stale,
+                           cluster=cluster, cluster_kind=cluster_kind)
+
+
+def _run_locked(specs: Sequence[RunSpec], results: Path, *, executor: str,
+                workers: int | None, address: str | None,
+                on_progress: Callable[[Progress], None] | None, reuse_stale: bool,
+                cluster: ClusterSettings | None, cluster_kind: str) -> CampaignOutcome:
+    """:func:`run_campaign` once the results folder is locked."""
     clean_scratch(results / "runs")
     before = statuses(specs)
+    for spec in specs:
+        problem = metrics_problem(Path(spec.runs_dir) / spec.run_id)
+        if problem is not None:
+            LOG.warning("%s: %s: running the run again", problem[0], problem[1])
     stale = [(spec.run_id, reason) for spec in specs if before[spec.run_id] == DONE
              for reason in [stale_of(spec, Path(spec.runs_dir) / spec.run_id)] if reason]
     rerun = set() if reuse_stale else {ident for ident, _ in stale}
@@ -147,7 +168,8 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
         if todo:
             count = (len(todo) if executor == "slurm"
                      else min(workers or os.cpu_count() or 1, len(todo)))
-            with make_executor(executor, count, address, cluster, cluster_kind) as pool:
+            with make_executor(executor, count, address, cluster, cluster_kind,
+                               results / CREDENTIALS) as pool:
                 report(min(pool.workers, len(todo)))
                 for spec, result in pool.run(todo):
                     folder = Path(spec.runs_dir) / spec.run_id
@@ -166,8 +188,8 @@ def run_campaign(specs: Sequence[RunSpec], results_dir: str | Path, *,
         outcome.signum = signal_of(stop)
     finally:
         outcome.files = write_results(specs, results)
+    clean_scratch(results / "runs")  # those of killed runs and of workers that died
     if outcome.interrupted:
-        clean_scratch(results / "runs")  # the killed runs' scratch folders
         now = statuses(specs)
         outcome.done = sum(now[spec.run_id] == DONE for spec in todo)
         raise CampaignInterrupted(outcome)

@@ -76,7 +76,8 @@ def run_id(params: dict[str, Any]) -> str:
 
 
 def run_status(folder: str | Path) -> str:
-    """``done`` (metrics.json and params re-hash to the name), ``failed`` (error.txt) or ``todo``.
+    """``done`` (metrics.json and params re-hash to the name), ``failed`` (error.txt) or ``todo``
+    (also when metrics.json is corrupt, :func:`metrics_problem`).
 
     Raises CorruptedRunError when ``params.json`` does not hash to the
     folder's name, or a folder has metrics but no parameters.
@@ -99,8 +100,28 @@ def run_status(folder: str | Path) -> str:
         raise CorruptedRunError(f"{folder}: metrics.json without params.json; delete the folder "
                                 "to run it again")
     if (folder / METRICS).is_file():
-        return DONE
+        return DONE if metrics_problem(folder) is None else TODO
     return FAILED if (folder / ERROR).is_file() else TODO
+
+
+def metrics_problem(folder: str | Path) -> tuple[Path, str] | None:
+    """(the file, what is wrong) when ``folder`` holds a ``metrics.json`` that is not a JSON
+    object (a write cut short by a full disk or a crash); None when it has none or a good one.
+
+    Such a run is not done (:func:`run_status`): it is run again.
+    """
+    path = Path(folder) / METRICS
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        return path, f"unreadable ({exc})"
+    except ValueError as exc:
+        return path, f"not valid JSON, the file is truncated or corrupt ({exc})"
+    if not isinstance(document, dict):
+        return path, f"not a JSON object but {type(document).__name__}"
+    return None
 
 
 def error_summary(folder: str | Path) -> str:

@@ -33,6 +33,7 @@ from snficon.engine.simulator import BatsimEngine
 from snficon.engine.wire import rapidjson_double
 from snficon.errors import InputError, SchedulerCrashError, SchedulerTimeoutError, SnficonError
 from snficon.fileio import clear_incomplete, mark_incomplete
+from snficon.lifeline import exec_dies_with_parent
 from snficon.platform.reader import read_platform, warn_hosts_without_energy
 from snficon.registry import PROJECT_ROOT, load_scheduler
 from snficon.workload.packed import read_packed_workload
@@ -200,7 +201,12 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
                            log_dir: str | Path | None = None,
                            transcript: Transcript | None = None) -> SimulationResult:
     """Run the scheduler as a separate ``pybatsim`` process, over ZeroMQ on loopback
-    (``record``/``transcript`` as for :func:`simulate_in_process`)."""
+    (``record``/``transcript`` as for :func:`simulate_in_process`).
+
+    The process ends with this one, also when this one is killed with SIGKILL
+    (on Linux, :func:`snficon.lifeline.exec_dies_with_parent`): it would
+    otherwise stay listening on its port for ever.
+    """
     engine = build_engine(platform, workloads, energy=energy)
     port = free_loopback_port()
     env = dict(os.environ)
@@ -213,7 +219,8 @@ def simulate_with_pybatsim(platform: str | Path, workloads: Sequence[str | Path]
     err = open(logs / "sched.err.log", "w") if logs else subprocess.PIPE  # noqa: SIM115
     process = subprocess.Popen(
         pybatsim_command(scheduler, options, f"tcp://127.0.0.1:{port}"),
-        env=env, stdout=out, stderr=err, text=True)
+        env=env, stdout=out, stderr=err, text=True,
+        preexec_fn=exec_dies_with_parent())  # ends with us, also after a kill -9
     if transcript is None and record:
         transcript = Transcript()
     result = SimulationResult(engine=engine, transcript=transcript)
