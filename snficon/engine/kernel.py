@@ -16,7 +16,7 @@ Actors are generators that yield requests, tuples whose first item is a
 * ``(CALL, fn, *args)``: an answered simcall (``simcall_answered``): ``fn`` runs
   when the simcall is handled, the actor resumes one sub-round later with its
   result (``Host::set_pstate``, ``Actor::create``, ``Exec::start``, ``cancel``...);
-* ``(SLEEP, duration, host)``: ``this_actor::sleep_for`` (a no-op if duration <= 0);
+* ``(SLEEP_FOR, duration, host)``: ``this_actor::sleep_for`` (a no-op if duration <= 0);
 * ``(WAIT, activity, timeout, host)``: ``Activity::wait_for`` (timeout -1: none);
 * ``(PUT, payload, final)``: ``Mailbox::put`` to the server, i.e. an ``isend`` simcall,
   then, one sub-round later, a blocking wait for the comm (``final``: the actor's last
