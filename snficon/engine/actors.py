@@ -19,7 +19,7 @@ import numpy as np
 
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext
-from snficon.engine.kernel import CANCELED, TIMEOUT, Request, sleep
+from snficon.engine.kernel import CALL, CANCELED, PUT, TIMEOUT, WAIT, sleep
 from snficon.engine.machines import MachineState
 from snficon.engine.wire import long_double_difference
 from snficon.workload.model import PROFILE_DELAY
@@ -63,14 +63,14 @@ def job_submitter(ctx: BatsimContext, name: str, jobs: Iterable[J.EngineJob]) ->
     submission time go in one message. The sleep to the next submission is
     computed in long double from the clock reading after the previous one.
     """
-    yield (Request.PUT, Message(SUBMITTER_HELLO, name), False)
+    yield (PUT, Message(SUBMITTER_HELLO, name), False)
     current = ctx.now
     batch: list[J.EngineJob] = []
     first = True
     for job in jobs:
         if job.spec.subtime > current:
             if batch:
-                yield (Request.PUT, Message(JOB_SUBMITTED, (name, batch)), False)
+                yield (PUT, Message(JOB_SUBMITTED, (name, batch)), False)
             batch = []
             yield from sleep(long_double_difference(job.spec.subtime, current))
             current = ctx.now
@@ -80,8 +80,8 @@ def job_submitter(ctx: BatsimContext, name: str, jobs: Iterable[J.EngineJob]) ->
             if ctx.energy_first_submission < 0:
                 ctx.energy_first_submission = yield from ctx.total_energy()
     if batch:
-        yield (Request.PUT, Message(JOB_SUBMITTED, (name, batch)), False)
-    yield (Request.PUT, Message(SUBMITTER_BYE, name), True)
+        yield (PUT, Message(JOB_SUBMITTED, (name, batch)), False)
+    yield (PUT, Message(SUBMITTER_BYE, name), True)
 
 
 # ---------------------------------------------------------------------- waiter
@@ -93,7 +93,7 @@ def waiter(ctx: BatsimContext, target: float, server: Any) -> ActorCode:
         duration = target - now
         yield from sleep(max(duration, 1e-5))
     if not (server.end_sent or server.end_acknowledged):
-        yield (Request.PUT, Message(WAITING_DONE), True)
+        yield (PUT, Message(WAITING_DONE), True)
 
 
 # ---------------------------------------------------------------------- switches
@@ -110,17 +110,17 @@ def switch_machine(ctx: BatsimContext, node: int, target: int, switching_on: boo
     else:
         virtual = host.sleep_state(target).switch_off
     nodes = np.array([node], dtype=np.int64)
-    yield (Request.CALL, ctx.set_pstate, node, virtual)
+    yield (CALL, ctx.set_pstate, node, virtual)
     speeds = ctx.machines.speeds(nodes)
     if ctx.jitter is not None:  # not Batsim: a drawn duration instead of 1 / speed
         speeds = np.array([1.0 / ctx.jitter.duration(1.0 / float(speeds[0]))])
-    execution = yield (Request.CALL, ctx.kernel.start_exec, nodes, 1.0, speeds)
+    execution = yield (CALL, ctx.kernel.start_exec, nodes, 1.0, speeds)
     ctx.kernel.energy_updated_at[node] = ctx.now  # Exec::on_start of the energy plugin
-    yield (Request.WAIT, execution, -1.0, node)
-    yield (Request.CALL, ctx.set_pstate, node, target)
+    yield (WAIT, execution, -1.0, node)
+    yield (CALL, ctx.set_pstate, node, target)
     ctx.machines.set_state(ctx.now, nodes, MachineState.IDLE if switching_on
                            else MachineState.SLEEPING)
-    yield (Request.PUT, Message(SWITCHED, (node, target)), True)
+    yield (PUT, Message(SWITCHED, (node, target)), True)
 
 
 # ---------------------------------------------------------------------- jobs
@@ -152,7 +152,7 @@ def execute_job(ctx: BatsimContext, job: J.EngineJob) -> ActorCode:
         job.state = J.COMPLETED_KILLED
     yield from _job_end(ctx, job)
     if job.state != J.COMPLETED_KILLED:
-        yield (Request.PUT, Message(JOB_COMPLETED, job), True)
+        yield (PUT, Message(JOB_COMPLETED, job), True)
 
 
 def _job_end(ctx: BatsimContext, job: J.EngineJob) -> Generator[tuple, Any, None]:
@@ -187,12 +187,12 @@ def _parallel_task(ctx: BatsimContext, job: J.EngineJob, remaining: float,
     """``execute_parallel_task``: one parallel task of ``cpu`` flops on each host."""
     nodes = job.nodes
     assert nodes is not None
-    execution = yield (Request.CALL, ctx.kernel.start_exec, nodes, job.profile.cpu_flops,
+    execution = yield (CALL, ctx.kernel.start_exec, nodes, job.profile.cpu_flops,
                        ctx.machines.speeds(nodes))
     job.ptask = execution
     if len(nodes) == 1:
         ctx.kernel.touch(nodes)  # Exec::on_start of the energy plugin (one host)
-    outcome = yield (Request.WAIT, execution, remaining if remaining >= 0 else -1.0, host)
+    outcome = yield (WAIT, execution, remaining if remaining >= 0 else -1.0, host)
     if outcome == CANCELED:
         return -2
     if outcome == TIMEOUT:
@@ -216,12 +216,12 @@ def killer(ctx: BatsimContext, job_ids: list[str]) -> ActorCode:
         done.progress[job_id] = {"profile_name": job.profile.name,
                                  "progress": progress_of(ctx, job)}
         if job.ptask is not None:
-            yield (Request.CALL, ctx.kernel.cancel_exec, job.ptask)
+            yield (CALL, ctx.kernel.cancel_exec, job.ptask)
             continue
-        yield (Request.CALL, ctx.kernel.kill, job.actor)
+        yield (CALL, ctx.kernel.kill, job.actor)
         job.state = J.COMPLETED_KILLED
         yield from _job_end(ctx, job)
-    yield (Request.PUT, Message(KILLING_DONE, done), True)
+    yield (PUT, Message(KILLING_DONE, done), True)
 
 
 def progress_of(ctx: BatsimContext, job: J.EngineJob) -> float:

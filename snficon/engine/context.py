@@ -16,7 +16,7 @@ import numpy as np
 
 from snficon.engine.jitter import TransitionJitter
 from snficon.engine.jobs import EngineJob, JobTable
-from snficon.engine.kernel import Kernel, Request
+from snficon.engine.kernel import ENERGY, Kernel
 from snficon.engine.machines import Machines
 from snficon.engine.outputs import EngineStats, OutputTables
 from snficon.engine.surf import Surf
@@ -107,7 +107,7 @@ class BatsimContext:
         """``EnergyConsumptionTracer::add_entry``: total energy (a query per host), one row."""
         if not self.energy:
             return -1.0
-        yield (Request.ENERGY, self.kernel.all_hosts)
+        yield (ENERGY, self.kernel.all_hosts)
         now = self.surf.now
         energy = self.machines.energy_at(now)
         self.tables.record_energy(now, energy, kind, self.machines.wattmin)
@@ -117,14 +117,14 @@ class BatsimContext:
         """``consumed_energy_on_machines``: the energy of ``nodes`` so far (one query each)."""
         if not self.energy:
             return 0.0
-        yield (Request.ENERGY, nodes)
+        yield (ENERGY, nodes)
         return self.machines.energy_of(nodes, self.surf.now)
 
     def total_energy(self) -> Generator[tuple, Any, float]:
         """``Machines::total_consumed_energy`` (one query per host); -1 without energy."""
         if not self.energy:
             return -1.0
-        yield (Request.ENERGY, self.kernel.all_hosts)
+        yield (ENERGY, self.kernel.all_hosts)
         return self.machines.energy_at(self.surf.now)
 
     def pstate_row(self, machines_text: str, pstate: int) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 from snficon.engine import answers as A
 from snficon.engine.actors import Message
 from snficon.engine.context import BatsimContext
-from snficon.engine.kernel import Request, put, sleep
+from snficon.engine.kernel import EXCHANGE, PUT, SLEEP_FOR, put, sleep
 from snficon.errors import ProtocolError
 
 SCHED_READY = "SCHED_READY"
@@ -41,18 +41,18 @@ class OutgoingMessage:
 
 def request_reply(ctx: BatsimContext, message: OutgoingMessage) -> Generator[tuple, Any, None]:
     """``request_reply_scheduler_process`` and ``JsonProtocolReader::parse_and_apply_message``."""
-    answer, converted = yield (Request.EXCHANGE, message)
+    answer, converted = yield (EXCHANGE, message)
     sent_at = message.now
     answer_now, events = A.answer_events(answer, sent_at, converted)
     for index, event in enumerate(events):
         where, stamp, data = A.answer_event(index, event, sent_at, answer_now, converted)
         for request in _requests(ctx, where, data, converted):
             if stamp > ctx.now:  # send_at, written out
-                yield (Request.SLEEP_FOR, stamp - ctx.now, -1)
-            yield (Request.PUT, request, False)
+                yield (SLEEP_FOR, stamp - ctx.now, -1)
+            yield (PUT, request, False)
     if answer_now > ctx.now:
-        yield (Request.SLEEP_FOR, answer_now - ctx.now, -1)
-    yield (Request.PUT, Message(SCHED_READY), True)
+        yield (SLEEP_FOR, answer_now - ctx.now, -1)
+    yield (PUT, Message(SCHED_READY), True)
 
 
 def send_at(ctx: BatsimContext, when: float, request: Message,

@@ -19,7 +19,7 @@ import numpy as np
 from snficon.engine import actors as act
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext, Switch
-from snficon.engine.kernel import Request
+from snficon.engine.kernel import CALL, RECV
 from snficon.engine.machines import IDLE, SLEEPING, MachineState
 from snficon.engine.protocol import begins_data
 from snficon.engine.reader import (
@@ -67,11 +67,11 @@ class Server:
         """``server_process``."""
         ctx = self.ctx
         ctx.append("SIMULATION_BEGINS", begins_data(ctx.platform, self._workloads, self._labels))
-        yield (Request.CALL, self._spawn_request_reply, self._take_message())
+        yield (CALL, self._spawn_request_reply, self._take_message())
         self.sched_ready = False
         kernel = ctx.kernel
         while not self.end_acknowledged:
-            message = yield (Request.RECV,)
+            message = yield (RECV,)
             handler = _HANDLERS.get(message.type)
             if handler is not None:
                 handler(self, message.data)
@@ -96,7 +96,7 @@ class Server:
 
     def _send(self) -> Generator[tuple, Any, None]:
         """``generate_and_send_message``; the jobs reported in it are then deleted."""
-        yield (Request.CALL, self._spawn_request_reply, self._take_message())
+        yield (CALL, self._spawn_request_reply, self._take_message())
         self.sched_ready = False
         jobs = self.ctx.jobs
         for job in self.to_delete:
@@ -169,7 +169,7 @@ class Server:
         job.state = J.RUNNING
         job.nodes, job.alloc_text = nodes, text
         self.nb_running += 1
-        yield (Request.CALL, self._spawn_job, job)
+        yield (CALL, self._spawn_job, job)
 
     def _spawn_job(self, job: J.EngineJob) -> None:
         assert job.nodes is not None
@@ -205,7 +205,7 @@ class Server:
             job.kill_requested = True
             to_kill.append(job_id)
         if to_kill:
-            yield (Request.CALL, self._spawn, "killer_process", act.killer(self.ctx, to_kill))
+            yield (CALL, self._spawn, "killer_process", act.killer(self.ctx, to_kill))
             self.nb_killers += 1
 
     def on_killing_done(self, done: act.KillingDone) -> None:
@@ -231,7 +231,7 @@ class Server:
         if not target > now:
             raise ProtocolError(f"{where}: CALL_ME_LATER at {target!r} is not in the future "
                                 f"(now is {now!r})")
-        yield (Request.CALL, self._spawn, f"waiter {target:f}", act.waiter(self.ctx, target, self))
+        yield (CALL, self._spawn, f"waiter {target:f}", act.waiter(self.ctx, target, self))
         self.nb_waiters += 1
 
     def on_waiting_done(self, _data: Any) -> None:
@@ -279,19 +279,19 @@ class Server:
             current = int(machines.pstate[node])
             if host.is_computation_pstate(current):
                 if host.is_computation_pstate(target):
-                    yield (Request.CALL, ctx.set_pstate, node, target)
+                    yield (CALL, ctx.set_pstate, node, target)
                     request = yield from ctx.mark_switch_done(node, target)
                     if request is not None:
                         ctx.append("RESOURCE_STATE_CHANGED",
                                    {"resources": request.all_machines, "state": str(target)})
                 else:
                     machines.set_state(ctx.now, np.array([node]), MachineState.SWITCHING_OFF)
-                    yield (Request.CALL, self._spawn, f"switch OFF {node}",
+                    yield (CALL, self._spawn, f"switch OFF {node}",
                            act.switch_machine(ctx, node, target, False), node)
                     self.nb_switching += 1
             else:
                 machines.set_state(ctx.now, np.array([node]), MachineState.SWITCHING_ON)
-                yield (Request.CALL, self._spawn, f"switch ON {node}",
+                yield (CALL, self._spawn, f"switch ON {node}",
                        act.switch_machine(ctx, node, target, True), node)
                 self.nb_switching += 1
         ctx.write_machine_states()
