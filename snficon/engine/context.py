@@ -138,7 +138,7 @@ class BatsimContext:
         """``Host::set_pstate`` (an answered simcall): ``on_host_change`` updates the energy."""
         now = self.surf.now
         self.kernel.energy_updated_at[node] = now
-        self.machines.set_pstate_one(now, node, pstate)
+        self.machines.set_pstate(now, node, pstate)
 
     def mark_switch_done(self, node: int, target: int) -> Generator[tuple, Any, Switch | None]:
         """``CurrentSwitches::mark_switch_as_done``: the request ``node`` belonged to, when it

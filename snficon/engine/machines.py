@@ -18,10 +18,6 @@ import numpy as np
 
 from snficon.platform.model import Platform
 
-#: ``ndarray.sum`` without its Python wrapper (``numpy/_core/_methods.py`` calls this very
-#: reduction): the same pairwise sums, bit for bit, for less overhead.
-_sum = np.add.reduce
-
 
 class MachineState(IntEnum):
     """Batsim's machine states, in the column order of ``out_machine_states.csv``."""
@@ -37,28 +33,9 @@ class MachineState(IntEnum):
         return self.name.lower()
 
 
-#: ``MachineState.IDLE`` as a plain int: numpy compares an array with it without the
-#: conversion an enum member costs.
+#: ``MachineState.IDLE`` and ``SLEEPING`` as plain ints, to compare int8 arrays with.
 IDLE = int(MachineState.IDLE)
 SLEEPING = int(MachineState.SLEEPING)
-#: Each state's code as the byte of an int8 array holding it.
-_STATE_BYTE = tuple(bytes((int(state),)) for state in MachineState)
-
-
-def all_equal(codes: np.ndarray, code: int) -> bool:
-    """``np.all(codes == code)`` for int8 state codes: their bytes are ``code``'s, repeated
-    (no ufunc nor reduction to run on a few values)."""
-    return codes.tobytes() == _STATE_BYTE[code] * len(codes)
-
-
-def all_true(flags: np.ndarray) -> bool:
-    """``flags.all()`` for a boolean array: no byte is 0."""
-    return flags.tobytes().count(0) == 0
-
-
-def all_zero(counts: np.ndarray) -> bool:
-    """``not counts.any()`` for an integer array: every byte is 0."""
-    return counts.tobytes().count(0) == counts.nbytes
 
 
 class Machines:
@@ -113,12 +90,8 @@ class Machines:
 
     def energy_of(self, nodes: np.ndarray, now: float) -> float:
         """Energy consumed by ``nodes`` from time 0 to ``now`` (J)."""
-        if len(nodes) == 1:  # the same arithmetic on scalars (the sum of one term is 0 + it)
-            node = int(nodes[0])
-            return 0.0 + (float(self.host_energy_j[node]) + float(self.power_w[node])
-                          * (now - float(self.host_energy_time[node])))
-        return float(_sum(self.host_energy_j[nodes]
-                          + self.power_w[nodes] * (now - self.host_energy_time[nodes])))
+        return float((self.host_energy_j[nodes]
+                      + self.power_w[nodes] * (now - self.host_energy_time[nodes])).sum())
 
     @property
     def wattmin(self) -> float:
@@ -132,56 +105,43 @@ class Machines:
         old = self.power_w[nodes]
         self.host_energy_j[nodes] += old * (now - self.host_energy_time[nodes])
         self.host_energy_time[nodes] = now
-        self._power_total_w += float(_sum(new - old))
+        self._power_total_w += float((new - old).sum())
         self.power_w[nodes] = new
 
-    def _set_power_one(self, now: float, node: int, value: float) -> None:
-        """:meth:`_set_power` of one node: the same arithmetic on scalars."""
+    def _set_node_power(self, now: float, node: int, watts: float) -> None:
+        """:meth:`_set_power` of one node, on scalars: the same arithmetic.
+
+        A job's start or end on one node and every pstate change make one call; on the
+        scalars of one node it costs 1.8 us, against 5.3 us for :meth:`_set_power` with
+        one-node arrays.
+        """
         self._energy_j += self._power_total_w * (now - self._energy_time)
         self._energy_time = now
-        power_w = self.power_w
-        old = float(power_w[node])
+        old = float(self.power_w[node])
         self.host_energy_j[node] += old * (now - float(self.host_energy_time[node]))
         self.host_energy_time[node] = now
-        self._power_total_w += value - old
-        power_w[node] = value
+        self._power_total_w += watts - old
+        self.power_w[node] = watts
 
-    def _refresh_one(self, now: float, node: int) -> None:
-        """The power of ``node`` after a change of its load or pstate."""
+    def _node_watts(self, node: int) -> float:
+        """The power ``node`` draws in its current pstate and load (W)."""
         table = self.busy_now if self.loaded[node] > 0 else self.idle_now
-        self._set_power_one(now, node, float(table[node]))
+        return float(table[node])
 
     def change_load(self, now: float, nodes: np.ndarray, delta: int) -> None:
         """An execution with work starts (+1) or stops (-1) on ``nodes``."""
         if len(nodes) == 1:
             node = int(nodes[0])
             self.loaded[node] += delta
-            self._refresh_one(now, node)
+            self._set_node_power(now, node, self._node_watts(node))
             return
         loaded = self.loaded[nodes] + delta
         self.loaded[nodes] = loaded
-        if delta > 0:  # every node now runs at least this execution
-            new = self.busy_now[nodes]
-        elif all_zero(loaded):  # none loaded any more (the usual case)
-            new = self.idle_now[nodes]
-        else:
-            new = np.where(loaded > 0, self.busy_now[nodes], self.idle_now[nodes])
+        new = np.where(loaded > 0, self.busy_now[nodes], self.idle_now[nodes])
         self._set_power(now, nodes, new)
 
-    def set_pstate(self, now: float, nodes: np.ndarray, pstate: int) -> None:
-        """``Host::set_pstate`` on ``nodes``: speed, wattages and ``wattmin`` follow."""
-        if len(nodes) == 1:
-            self.set_pstate_one(now, int(nodes[0]), pstate)
-            return
-        old = _sum(self.idle_now[nodes])
-        new = _sum(self.watt_idle[nodes, pstate])
-        self._wattmin_w += float(new - old)
-        self._set_columns(nodes, pstate)
-        loaded = self.loaded[nodes] > 0
-        self._set_power(now, nodes, np.where(loaded, self.busy_now[nodes], self.idle_now[nodes]))
-
-    def set_pstate_one(self, now: float, node: int, pstate: int) -> None:
-        """:meth:`set_pstate` of one node (a switch), on scalars."""
+    def set_pstate(self, now: float, node: int, pstate: int) -> None:
+        """``Host::set_pstate`` of ``node``: its speed, wattages and ``wattmin`` follow."""
         idle = float(self.watt_idle[node, pstate])
         self._wattmin_w += idle - float(self.idle_now[node])
         self.pstate[node] = pstate
@@ -189,14 +149,7 @@ class Machines:
         self.busy_now[node] = self.watt_busy[node, pstate]
         self.speed_now[node] = self.speed[node, pstate]
         self.computes_now[node] = self.computes[node, pstate]
-        self._refresh_one(now, node)
-
-    def _set_columns(self, nodes: np.ndarray, pstate: int) -> None:
-        self.pstate[nodes] = pstate
-        self.idle_now[nodes] = self.watt_idle[nodes, pstate]
-        self.busy_now[nodes] = self.watt_busy[nodes, pstate]
-        self.speed_now[nodes] = self.speed[nodes, pstate]
-        self.computes_now[nodes] = self.computes[nodes, pstate]
+        self._set_node_power(now, node, self._node_watts(node))
 
     def speeds(self, nodes: np.ndarray) -> np.ndarray:
         """Speed of ``nodes`` in their current pstate (flop/s)."""
@@ -206,15 +159,14 @@ class Machines:
 
     def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
         """``Machine::update_machine_state`` for ``nodes``, counting the time in the old state."""
-        state = int(state)  # an int indexes and fills numpy arrays faster than an enum
         count = len(nodes)
         if count == 1:
-            self.set_state_one(now, int(nodes[0]), state)
+            self._set_node_state(now, int(nodes[0]), int(state))
             return
         old = self.state[nodes]
         first = int(old[0])
-        if all_equal(old, first):  # one state for all (the usual case)
-            self.time_in_state[first] += float(_sum(now - self.since[nodes]))
+        if (old == first).all():  # one state for all (the usual case)
+            self.time_in_state[first] += float((now - self.since[nodes]).sum())
             self.counts[first] -= count
         else:
             times = np.bincount(old, weights=now - self.since[nodes], minlength=len(MachineState))
@@ -226,9 +178,13 @@ class Machines:
         self.state[nodes] = state
         self.since[nodes] = now
 
-    def set_state_one(self, now: float, node: int, state: int) -> None:
-        """:meth:`set_state` of one node (a switch), on scalars."""
-        state = int(state)
+    def _set_node_state(self, now: float, node: int, state: int) -> None:
+        """:meth:`set_state` of one node, on scalars: the same arithmetic.
+
+        Every switch and every one-node job makes one call; on scalars it costs 1.2 us,
+        against 15 us for the numpy form on a one-node array (about 7 % of the CPU time
+        of the DAS2 FS1 case under fcfsbIpm).
+        """
         leaving = int(self.state[node])
         self.time_in_state[leaving] += now - float(self.since[node])
         self.counts[leaving] -= 1

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from snficon.platform.model import Platform
-from snficon.workload.model import JobSpec, Profile, Workload
+from snficon.workload.model import Profile, Workload
 from snficon.workload.packed import PackedProfiles
 
 #: The ``config`` map of ``SIMULATION_BEGINS`` as Batsim 4.2 sends it by default.
@@ -46,10 +46,3 @@ def _profile_objects(profiles: Mapping[str, Profile]) -> Iterator[tuple[str, Any
     if isinstance(profiles, PackedProfiles):
         return profiles.raw_items()
     return ((name, profile.raw) for name, profile in profiles.items())
-
-
-def job_description(job: JobSpec, full_id: str) -> dict[str, Any]:
-    """The job object of ``JOB_SUBMITTED``: the file's JSON, extra fields kept, id prefixed."""
-    description = dict(job.raw)
-    description["id"] = full_id
-    return description

@@ -20,7 +20,7 @@ from snficon.engine import actors as act
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext, Switch
 from snficon.engine.kernel import CALL, RECV
-from snficon.engine.machines import IDLE, SLEEPING, MachineState, all_equal, all_true
+from snficon.engine.machines import IDLE, SLEEPING, MachineState
 from snficon.engine.protocol import begins_data
 from snficon.engine.reader import (
     PSTATE_MODIFICATION,
@@ -156,13 +156,13 @@ class Server:
                                 f"machine(s) but the allocation has {len(nodes)}")
         machines = ctx.machines
         states = machines.state[nodes]
-        if not all_equal(states, IDLE):
+        if not (states == IDLE).all():
             node = int(nodes[states != IDLE][0])
             raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which is "
                                 f"{machines.state_of(node).label}")
         if ctx.energy:
             computes = machines.computes_now[nodes]
-            if not all_true(computes):
+            if not computes.all():
                 node = int(nodes[~computes][0])
                 raise ProtocolError(f"{where}: job {job.full_id} on machine {node} which "
                                     "is not in a computation pstate")
@@ -285,12 +285,12 @@ class Server:
                         ctx.append("RESOURCE_STATE_CHANGED",
                                    {"resources": request.all_machines, "state": str(target)})
                 else:
-                    machines.set_state_one(ctx.now, node, MachineState.SWITCHING_OFF)
+                    machines.set_state(ctx.now, np.array([node]), MachineState.SWITCHING_OFF)
                     yield (CALL, self._spawn, f"switch OFF {node}",
                            act.switch_machine(ctx, node, target, False), node)
                     self.nb_switching += 1
             else:
-                machines.set_state_one(ctx.now, node, MachineState.SWITCHING_ON)
+                machines.set_state(ctx.now, np.array([node]), MachineState.SWITCHING_ON)
                 yield (CALL, self._spawn, f"switch ON {node}",
                        act.switch_machine(ctx, node, target, True), node)
                 self.nb_switching += 1

@@ -66,8 +66,6 @@ SLEEP = 1
 COMM = 2
 
 _NO_HOSTS = np.zeros(0, dtype=np.int64)
-#: ``np.min`` without its Python wrapper (the same reduction: a minimum is exact anyway).
-_min = np.minimum.reduce
 
 
 def _seq_of(action: Action) -> int:
@@ -116,10 +114,6 @@ class Surf:
         self._tiny: list[Action] = []
         self.finished: list[Action] = []
         self.failed: list[Action] = []
-        #: The smallest ``remains / rate`` of the rated actions (inf: none), kept by the
-        #: step that computed their remains and by each new action; None once an action
-        #: left otherwise (:meth:`solve` then computes it again).
-        self._rated_next: float | None = math.inf
 
     # ------------------------------------------------------------------ creation
 
@@ -130,10 +124,6 @@ class Surf:
         self._actions[action.seq] = action
         if rate > 0.0:
             self._rated[action.seq] = action
-            if self._rated_next is not None:
-                value = remains / rate if remains > 0.0 else 0.0
-                if value < self._rated_next:
-                    self._rated_next = value
         if max_duration != NO_MAX_DURATION:
             self._timed[action.seq] = action
         if remains == 0.0 and kind != SLEEP:
@@ -151,7 +141,7 @@ class Surf:
         consumes nothing).
         """
         if flops > 0.0:
-            rate = float(_min(speeds)) / flops if len(speeds) > 1 else float(speeds[0]) / flops
+            rate = float(speeds.min()) / flops
             return self._add(EXEC, rate, 1.0, NO_MAX_DURATION, hosts, True, activity)
         return self._add(EXEC, 1.0, 0.0, NO_MAX_DURATION, hosts, False, activity)
 
@@ -179,8 +169,7 @@ class Surf:
     def _forget(self, action: Action) -> None:
         seq = action.seq
         del self._actions[seq]
-        if self._rated.pop(seq, None) is not None:
-            self._rated_next = None
+        self._rated.pop(seq, None)
         self._timed.pop(seq, None)
 
     def cancel(self, action: Action) -> None:
@@ -210,14 +199,12 @@ class Surf:
         timed = self._timed.values()
         if not rated and not timed:
             return -1.0
-        best = self._rated_next
-        if best is None:  # an action left since the last step: its minimum, afresh
-            best = math.inf
-            for action in rated:
-                remains = action.remains
-                value = remains / action.rate if remains > 0.0 else 0.0
-                if value < best:
-                    best = value
+        best = math.inf
+        for action in rated:
+            remains = action.remains
+            value = remains / action.rate if remains > 0.0 else 0.0
+            if value < best:
+                best = value
         for action in timed:
             duration = action.max_duration
             if duration < best:
@@ -225,16 +212,11 @@ class Surf:
         self._tiny = []
         self.now += best
         ended: list[Action] = []
-        upcoming = math.inf  # the next step's minimum over the actions that go on
         for action in rated:
             remains = action.remains - action.rate * best
             if remains < REMAINS_PRECISION:
                 remains = 0.0
                 ended.append(action)
-            else:
-                value = remains / action.rate
-                if value < upcoming:
-                    upcoming = value
             action.remains = remains
         ended_rated = len(ended)
         for action in timed:
@@ -250,7 +232,6 @@ class Surf:
                 action.alive = False
                 self._forget(action)
             self.finished.extend(ended)
-        self._rated_next = upcoming
         return best
 
     def instant_step(self) -> float:

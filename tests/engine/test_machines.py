@@ -1,11 +1,11 @@
-"""The machines' shortcuts give what their general numpy forms give."""
+"""Machines: energy is power x time, power follows load and pstate, time in each state."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from snficon.engine.machines import Machines, MachineState, all_equal, all_true, all_zero
+from snficon.engine.machines import Machines, MachineState
 from snficon.platform.generate import NodeModel, render_platform, write_platform
 from snficon.platform.reader import read_platform
 
@@ -20,53 +20,38 @@ def machines(tmp_path) -> Machines:
     return Machines(read_platform(path))
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_all_equal_is_numpy_all(seed):
-    rng = np.random.default_rng(seed)
-    for _ in range(500):
-        codes = rng.integers(0, len(MachineState), rng.integers(1, 40)).astype(np.int8)
-        if rng.random() < 0.5:
-            codes[:] = codes[0]
-        for code in range(len(MachineState)):
-            assert all_equal(codes, code) == bool(np.all(codes == code))
+def test_energy_is_power_times_time_by_hand(machines):
+    node = np.array([3])
+    idle, busy = machines.watt_idle[3, 0], machines.watt_busy[3, 0]
+    machines.change_load(10.0, node, +1)
+    machines.change_load(30.0, node, -1)
+    expected = idle * 10.0 + busy * 20.0 + idle * 5.0
+    assert machines.energy_of(node, 35.0) == pytest.approx(expected, rel=1e-15)
+    sleeping = int(np.flatnonzero(~machines.computes[3])[0])
+    machines.set_pstate(35.0, 3, sleeping)
+    expected += machines.watt_idle[3, sleeping] * 100.0
+    assert machines.energy_of(node, 135.0) == pytest.approx(expected, rel=1e-15)
+    others = 47 * idle * 135.0
+    assert machines.energy_at(135.0) == pytest.approx(expected + others, rel=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_all_zero_is_not_any(seed):
-    rng = np.random.default_rng(seed)
-    for _ in range(500):
-        counts = rng.integers(0, 2, rng.integers(1, 40)) * rng.integers(0, 2, 1)
-        assert all_zero(counts) == (not counts.any())
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_all_true_is_numpy_all(seed):
-    rng = np.random.default_rng(seed)
-    for _ in range(500):
-        flags = rng.random(rng.integers(1, 40)) < rng.choice([0.5, 0.97, 1.0])
-        assert all_true(flags) == bool(flags.all())
-
-
-def _energy_by_numpy(machines: Machines, nodes: np.ndarray, now: float) -> float:
-    """The general form of ``energy_of`` (its many-node path)."""
-    return float(np.add.reduce(machines.host_energy_j[nodes] + machines.power_w[nodes]
-                               * (now - machines.host_energy_time[nodes])))
-
-
-def test_energy_of_one_node_is_the_general_sum(machines):
+def test_total_energy_is_the_sum_over_nodes_under_random_changes(machines):
     rng = np.random.default_rng(3)
-    now = 0.0
-    for _ in range(400):
+    every, now = np.arange(48), 0.0
+    for _ in range(300):
         now += float(rng.exponential(37.3))
         nodes = np.unique(rng.integers(0, 48, rng.integers(1, 6)))
         machines.change_load(now, nodes, +1)
-        machines.set_pstate(now, nodes[:1], int(rng.integers(0, 2)))
+        machines.set_pstate(now, int(nodes[0]), int(rng.integers(0, 2)))
         if rng.random() < 0.7:
             machines.change_load(now + 0.5, nodes, -1)
-        probe = float(now + rng.uniform(0, 100))
-        for node in range(48):
-            one = np.array([node])
-            assert machines.energy_of(one, probe) == _energy_by_numpy(machines, one, probe)
+        probe = float(now + rng.uniform(1, 100))
+        assert machines.energy_at(probe) == pytest.approx(machines.energy_of(every, probe),
+                                                          rel=1e-9)
+        busy = machines.loaded > 0
+        assert machines.power_w.tolist() == np.where(busy, machines.busy_now,
+                                                     machines.idle_now).tolist()
+        assert machines.wattmin == pytest.approx(float(machines.idle_now.sum()), rel=1e-12)
 
 
 def test_state_times_and_counts_follow_every_change(machines):

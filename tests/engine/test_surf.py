@@ -1,60 +1,53 @@
-"""A solve's step from the minimum kept between steps is the step of the full scan."""
+"""The host model's clock: each solve advances to the next end, ends come in list order."""
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
-import pytest
 
-from snficon.engine.surf import Action, Surf
+from snficon.engine.surf import Surf
 
-
-class ScanningSurf(Surf):
-    """The general path: every solve scans the rated actions for their minimum."""
-
-    def solve(self) -> float:
-        self._rated_next = None
-        return super().solve()
+HOSTS = np.arange(2, dtype=np.int64)
 
 
-def _bits(value: float) -> bytes:
-    return struct.pack("<d", value)
+def test_a_solve_advances_to_the_nearest_end_by_hand():
+    surf = Surf()
+    slow = surf.execute(HOSTS, 4e9, np.array([2e9, 1e9]), "slow")  # 4 s at the slower host
+    fast = surf.execute(HOSTS, 1e9, np.array([1e9, 1e9]), "fast")  # 1 s
+    nap = surf.sleep(2.5, -1, "nap")
+    assert surf.solve() == 1.0 and surf.now == 1.0
+    assert surf.take_finished() == [fast]
+    assert surf.solve() == 1.5 and surf.now == 2.5
+    assert surf.take_finished() == [nap]
+    assert surf.solve() == 1.5 and surf.now == 4.0
+    assert surf.take_finished() == [slow]
+    assert surf.solve() == -1.0
 
 
-def _state(surf: Surf, actions: list[Action]) -> tuple:
-    return (_bits(surf.now), [a.seq for a in surf.take_finished()],
-            [a.seq for a in surf.take_failed()],
-            [(a.alive, _bits(a.remains), _bits(a.max_duration)) for a in actions])
+def test_actions_ending_together_end_in_the_order_they_started():
+    surf = Surf()
+    nap = surf.sleep(2.0, -1, "nap")
+    work = surf.execute(HOSTS, 2e9, np.array([1e9, 1e9]), "work")
+    early = surf.sleep(2.0, -1, "early")
+    assert surf.solve() == 2.0
+    assert surf.take_finished() == [nap, work, early]
 
 
-def _run(surf: Surf, seed: int) -> list[tuple]:
-    """Random execs, sleeps, zero-work actions, cancels and removals, then solves."""
-    rng = np.random.default_rng(seed)
-    hosts = np.arange(2, dtype=np.int64)
-    actions: list[Action] = []
-    trace = []
-    for _ in range(600):
-        choice = rng.random()
-        if choice < 0.35:
-            speeds = rng.uniform(1e8, 3e9, 2)
-            flops = float(rng.choice([0.0, 1.0, rng.uniform(1e9, 1e13)], p=[0.05, 0.3, 0.65]))
-            actions.append(surf.execute(hosts, flops, speeds, None))
-        elif choice < 0.55:
-            duration = float(rng.choice([rng.uniform(0, 5e3), rng.uniform(0, 1e-9)], p=[0.9, 0.1]))
-            actions.append(surf.sleep(duration, -1, None))
-        elif choice < 0.6:
-            actions.append(surf.communicate(None))
-        elif choice < 0.7 and actions:
-            victim = actions[int(rng.integers(0, len(actions)))]
-            if victim.alive:
-                (surf.cancel if rng.random() < 0.5 else surf.remove)(victim)
-        else:
-            trace.append(_bits(surf.solve()))
-        trace.append(_state(surf, actions))
-    return trace
+def test_a_removed_action_does_not_end_and_a_cancelled_one_fails():
+    surf = Surf()
+    short = surf.execute(HOSTS, 1e9, np.array([1e9, 1e9]), "short")
+    cancelled = surf.sleep(0.5, -1, "cancelled")
+    long = surf.sleep(3.0, -1, "long")
+    surf.remove(short)
+    surf.cancel(cancelled)
+    assert surf.take_failed() == [cancelled]
+    assert surf.solve() == 3.0
+    assert surf.take_finished() == [long]
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_kept_minimum_steps_as_the_full_scan(seed):
-    assert _run(Surf(), seed) == _run(ScanningSurf(), seed)
+def test_a_comm_ends_at_once_with_a_solve_of_no_time():
+    surf = Surf()
+    surf.sleep(5.0, -1, "nap")
+    comm = surf.communicate("comm")
+    assert surf.has_instant()
+    assert surf.solve() == 0.0 and surf.now == 0.0
+    assert surf.take_finished() == [comm]

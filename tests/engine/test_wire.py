@@ -1,4 +1,4 @@
-"""The fast readings of numbers give what rapidjson's digit-by-digit parse gives, bit for bit."""
+"""Numbers read as Batsim reads them: each reading is the digit-by-digit parse, bit for bit."""
 
 from __future__ import annotations
 
