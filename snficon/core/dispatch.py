@@ -6,8 +6,8 @@ smallest-need-first order and stops at the first that does not fit; its plan
 is the sequential PSAS plan (Definition 6). FCFS/EASY starts the queue heads
 that fit, reserves the head's planned start and backfills later jobs that do
 not delay it (SPEC 5), as the authors' code does; its plan is
-:func:`~snficon.core.plan.easy_gap_plan` or, with ``easy_plan="head"``,
-:func:`~snficon.core.plan.easy_plan`.
+:func:`~snficon.core.easy_plan.easy_gap_plan` or, with ``easy_plan="head"``,
+:func:`~snficon.core.easy_plan.easy_plan`.
 """
 
 from __future__ import annotations
@@ -18,19 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import view as ns
+from snficon.core.easy_plan import easy_plan, lazy_easy_gap_plan
+from snficon.core.node_choice import remember_groups_after_starts, state_groups
 from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
-from snficon.core.plan import (
-    Plan,
-    easy_plan,
-    lazy_easy_gap_plan,
-    lazy_sequential_plan,
-    release_map,
-    remember_groups_after_starts,
-    sequential_plan,
-    state_groups,
-)
+from snficon.core.plan import Plan, lazy_sequential_plan, release_map, sequential_plan
 from snficon.core.view import ClusterView, JobStart, NodeTable, QueuedJob
 
 
@@ -68,7 +61,7 @@ class Dispatch:
         return self._outside[1]
 
     def _idle_order(self) -> np.ndarray:
-        """The view's idle nodes in the order of :func:`~snficon.core.plan.choose_nodes` for
+        """The view's idle nodes in the order of :func:`~snficon.core.node_choice.choose_nodes` for
         a start now: every one is released now, so its keys (no energy before the start,
         the idle rank, its timer, its id) do not change during the invocation, and the
         nodes a start takes are the first still idle (and not excluded) of this order

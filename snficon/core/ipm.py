@@ -21,16 +21,10 @@ import numpy as np
 from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask, is_due
 from snficon.core.diagnostics import Diagnostics
+from snficon.core.node_choice import state_groups
 from snficon.core.params import IpmParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import (
-    Plan,
-    PlannedJob,
-    decisive_wake_times,
-    empty_plan,
-    release_map,
-    state_groups,
-)
+from snficon.core.plan import Plan, PlannedJob, decisive_wake_times, empty_plan, release_map
 from snficon.core.view import ClusterView, Decisions, NodeTable
 
 

@@ -38,8 +38,8 @@ import numpy as np
 
 from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
+from snficon.core.node_choice import state_groups
 from snficon.core.params import IconParams
-from snficon.core.plan import state_groups
 from snficon.core.view import NodeTable
 
 #: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).

@@ -419,7 +419,7 @@ def test_starts_take_the_nodes_chosen_from_scratch(specs, starts):
     exclusion). The table left behind, and its state groups found from the view's, are
     those of a table built from the final states."""
     from snficon.core.dispatch import Dispatch
-    from snficon.core.plan import StateGroups, choose_nodes, state_groups
+    from snficon.core.node_choice import StateGroups, choose_nodes, state_groups
 
     now = 10.0
     the_view = view(specs, now=now)

@@ -13,7 +13,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snficon.core.plan import easy_gap_plan, easy_plan, release_map, sequential_plan, wake_times
+from snficon.core.easy_plan import easy_gap_plan, easy_plan
+from snficon.core.plan import release_map, sequential_plan, wake_times
 
 from .conftest import computing, idle, job, sleeping, switching_on, table
 from .test_plan import node_strategy, reference_choice
@@ -186,7 +187,7 @@ def test_gap_plan_matches_the_reference_and_never_overlaps(specs, jobs):
 def test_skipping_holes_ruled_out_by_an_earlier_search_changes_nothing(specs, jobs):
     """The hole search skips the times an earlier search of no more nodes and no longer
     duration ruled out (``_Cleared``): the plan is the one that tries every time."""
-    from snficon.core import plan as module
+    from snficon.core import easy_plan as module
 
     now = 50.0
     nodes, release, queue, durations = gap_case(specs, jobs, now)
@@ -218,7 +219,7 @@ def test_timeline_free_over_is_the_per_node_rule(release, bookings, ask):
     """Whether nodes are free over [start, end) on a timeline, against the rule written
     per node and per booking (the hole rule of the reference above); the timeline's
     candidate times are the finite releases and now, each once."""
-    from snficon.core.plan import GAP_EPS_S, _Timeline
+    from snficon.core.easy_plan import GAP_EPS_S, _Timeline
 
     now, size = 50.0, len(release)
     timeline = _Timeline(np.array(release), now)

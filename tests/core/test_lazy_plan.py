@@ -15,12 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snficon.core.clock import is_due
+from snficon.core.easy_plan import easy_gap_plan, lazy_easy_gap_plan
 from snficon.core.ipm import nodes_to_switch_off
 from snficon.core.plan import (
     Plan,
     decisive_wake_times,
-    easy_gap_plan,
-    lazy_easy_gap_plan,
     lazy_sequential_plan,
     planned_count,
     release_map,

@@ -20,14 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snficon.core.plan import (
-    PlannedJob,
-    choose_nodes,
-    committed_energy,
-    release_map,
-    sequential_plan,
-    wake_times,
-)
+from snficon.core.node_choice import choose_nodes, committed_energy
+from snficon.core.plan import PlannedJob, release_map, sequential_plan, wake_times
 from snficon.core.view import NodeState
 
 from .conftest import (
@@ -336,7 +330,7 @@ def test_keys_remembered_by_a_table_are_the_keys_of_a_fresh_one(specs, times):
     last ``now`` asked) are those computed from a copy of the table that remembers nothing."""
     import dataclasses
 
-    from snficon.core.plan import NodeChoice, state_groups
+    from snficon.core.node_choice import NodeChoice, state_groups
 
     nodes = table(specs)
     for now in times:

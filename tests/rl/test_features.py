@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from snficon.core.plan import PlannedJob, easy_plan, release_map
+from snficon.core.easy_plan import easy_plan
+from snficon.core.plan import PlannedJob, release_map
 from snficon.core.view import Decisions, NodeState, RunningJob
 from snficon.rl.features import (
     ACTIONS,
