@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from snficon.core.node_choice import NodeChoice
-from snficon.core.plan import Plan, PlannedJob, planned_count, sequential_plan
-from snficon.core.view import NodeTable, QueuedJob
+from snficon.core.node_choice import NodeChoice, StateGroups
+from snficon.core.plan import Plan, PlannedJob, empty_plan, plan_in_sequence, planned_count
+from snficon.core.view import QueuedJob
 
 
-def easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-              durations: Sequence[float], now: float) -> list[PlannedJob]:
+def easy_plan(groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],
+              durations: Sequence[float], now: float) -> Plan:
     """The future plan of an FCFS queue with EASY backfilling (head first).
 
-    The head is planned as in :func:`sequential_plan` and its nodes are
+    The head is planned as in :func:`~snficon.core.plan.sequential_plan` and its nodes are
     reserved from its planned start s_h. Each later job, in FCFS order, is
     planned ahead of the head when it can start before s_h on nodes outside
     the reservation, or on reserved nodes if it ends (by its duration) by s_h;
@@ -31,11 +31,11 @@ def easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
     planned job.
     """
     if not jobs:
-        return []
-    choice = NodeChoice.of(nodes, now)
-    head = sequential_plan(nodes, release, jobs[:1], durations[:1], now, choice=choice)
+        return empty_plan()
+    choice = NodeChoice.of(groups, now)
+    head = list(plan_in_sequence(choice, release.copy(), jobs[:1], durations[:1]))
     if not head:
-        return []
+        return empty_plan()
     shadow, reserved = head[0].start, head[0].nodes
     free = release.copy()  # releases before the head's reservation
     booked = release.copy()
@@ -65,7 +65,7 @@ def easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
         free[chosen] = np.maximum(free[chosen], start + duration)
         plan.append(PlannedJob(job=job, start=start, finish=start + duration, nodes=chosen))
         barrier = start
-    return plan
+    return Plan(iter(plan), monotone=False, length=len(plan))
 
 
 def _kth_release(release: np.ndarray, count: int) -> float:
@@ -83,8 +83,8 @@ HOLE_BATCH_CELLS = 1 << 18
 FIRST_BATCH_CELLS = 1 << 12
 
 
-def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-                  durations: Sequence[float], now: float) -> list[PlannedJob]:
+def easy_gap_plan(groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],
+                  durations: Sequence[float], now: float) -> Plan:
     """The future plan of an FCFS queue with EASY backfilling, as the authors' code builds it.
 
     First the sequential plan (Definition 6) of the whole queue, head first:
@@ -103,19 +103,37 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
        is none, planning stops.
 
     Candidate times are ``now``, the finite releases and the planned
-    finishes. Node choice in a hole is :func:`choose_nodes` with each node's
-    release taken as the end of its previous busy interval (so the idle
-    term counts from there). This is conservative backfilling applied to
-    the plan that drives PSAS wake-ups; the immediate starts stay EASY's.
+    finishes. Node choice in a hole is
+    :func:`~snficon.core.node_choice.choose_nodes` with each node's release taken
+    as the end of its previous busy interval (so the idle term counts from there).
+    This is conservative backfilling applied to the plan that drives PSAS wake-ups;
+    the immediate starts stay EASY's.
     The plan lists the jobs in FCFS order, head first (as :func:`easy_plan`:
     a layer that protects only the head reads it first), not by start.
+
+    It is a :class:`Plan` made whole when first read; its length is known without
+    planning (:func:`planned_count`): the hole search of step 4 always succeeds once
+    every duration is finite and >= 0 (at the latest candidate time every node with a
+    finite release is free, since each booking ends by then), so the plan places the
+    jobs its sequential seed does. A reader that needs no job (no node asleep, no idle
+    timer expired) plans nothing.
     """
     if not jobs:
-        return []
-    choice = NodeChoice.of(nodes, now)
-    seed = sequential_plan(nodes, release, jobs, durations, now, choice=choice)
+        return empty_plan()
+    jobs, durations = list(jobs), list(durations)
+    release = release.copy()  # the caller may change its map after this call
+    length = planned_count(release, jobs, durations, now)
+    return Plan(_gap_jobs(NodeChoice.of(groups, now), release, jobs, durations),
+                monotone=False, length=length)
+
+
+def _gap_jobs(choice: NodeChoice, release: np.ndarray, jobs: list[QueuedJob],
+              durations: list[float]) -> Iterator[PlannedJob]:
+    """The jobs of :func:`easy_gap_plan`, all planned when the first is read."""
+    now = choice.now
+    seed = list(plan_in_sequence(choice, release.copy(), jobs, durations))
     if not seed:
-        return []
+        return
     timeline = _Timeline(release, now, len(seed))
     head = seed[0]
     timeline.book(head.nodes, head.start, head.finish)
@@ -142,31 +160,7 @@ def easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJo
         timeline.book(chosen, start, start + duration)
         plan.append(PlannedJob(job=planned.job, start=start, finish=start + duration,
                                nodes=chosen))
-    return plan
-
-
-def lazy_easy_gap_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-                       durations: Sequence[float], now: float) -> Plan:
-    """:func:`easy_gap_plan` as a :class:`Plan`, made whole when first read.
-
-    Its length is known without planning (:func:`planned_count`): the hole search
-    of step 4 always succeeds once every duration is finite and >= 0 (at the
-    latest candidate time every node with a finite release is free, since each
-    booking ends by then), so the plan places the jobs its sequential seed does.
-    A reader that needs no job (no node asleep, no idle timer expired) plans nothing.
-    """
-    if not jobs:
-        return Plan(iter(()), monotone=False, length=0)
-    jobs, durations = list(jobs), list(durations)
-    release = release.copy()
-    length = planned_count(release, jobs, durations, now)
-    return Plan(_deferred(easy_gap_plan, nodes, release, jobs, durations, now),
-                monotone=False, length=length)
-
-
-def _deferred(make: Callable[..., list[PlannedJob]], *args: object) -> Iterator[PlannedJob]:
-    """The jobs of ``make(*args)``, called when the first one is read."""
-    yield from make(*args)
+    yield from plan
 
 
 class _Timeline:
@@ -284,9 +278,9 @@ def _first_hole(choice: NodeChoice, timeline: _Timeline, count: int, duration: f
                 earliest: float, latest: float, skip_below: float = -math.inf,
                 ) -> tuple[tuple[float, np.ndarray] | None, float]:
     """The earliest candidate time in [earliest, latest) with ``count`` nodes free for
-    ``duration`` from then, and the nodes :func:`choose_nodes` picks there; and the
-    time below which no candidate time has such a hole (the hole's time, or the end
-    of the range searched).
+    ``duration`` from then, and the nodes :func:`~snficon.core.node_choice.choose_nodes`
+    picks there; and the time below which no candidate time has such a hole (the
+    hole's time, or the end of the range searched).
 
     ``skip_below``: a time below which no candidate has a hole, known beforehand
     (:class:`_Cleared`); those candidates are not tried.

@@ -17,33 +17,20 @@ import numpy as np
 
 from snficon.core import view as ns
 from snficon.core.clock import TIME_TOLERANCE_S, unexpired_mask
-from snficon.core.node_choice import NodeChoice, state_groups
+from snficon.core.node_choice import NodeChoice, StateGroups
 from snficon.core.view import NodeTable, QueuedJob
 
 
-def release_map(nodes: NodeTable, now: float) -> np.ndarray:
+def release_map(groups: StateGroups, now: float) -> np.ndarray:
     """Earliest time each node can start a job (SPEC 5, PSAS release map).
 
     Idle: now. Computing: its job's start + requested time, or never (inf)
     once the job is past its request. Sleeping: now + T_on. Switching off:
     end of the switch-off + T_on. Switching on: end of the switch-on.
-    The table remembers the map of the last ``now`` asked; each call returns a new
-    (writable) copy.
+    ``groups``: the table's :class:`~snficon.core.node_choice.StateGroups`.
+    Returns a new (writable) map.
     """
-    memo = nodes.memo
-    cached = memo.get("release_map")
-    if cached is not None and cached[0] == now:
-        return cached[1].copy()
-    release = _release_map(nodes, now)
-    kept = release.copy()
-    kept.setflags(write=False)
-    memo["release_map"] = (now, kept)
-    return release
-
-
-def _release_map(nodes: NodeTable, now: float) -> np.ndarray:
-    """:func:`release_map` computed from the table."""
-    groups = state_groups(nodes)
+    nodes = groups.nodes
     release = np.where(groups.idle, float(now), np.inf)
     present = groups.counts
     if present[ns.COMPUTING]:
@@ -62,6 +49,7 @@ def _release_map(nodes: NodeTable, now: float) -> np.ndarray:
         release[on] = np.maximum(nodes.transition_end_s[on], now)
     return release
 
+
 @dataclass(frozen=True)
 class PlannedJob:
     """One job of the sequential plan: planned start s_j, finish f_j, nodes B_j (eq. 13-15)."""
@@ -72,34 +60,38 @@ class PlannedJob:
     nodes: np.ndarray
 
 
-def sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-                    durations: Sequence[float], now: float, *,
-                    choice: NodeChoice | None = None) -> list[PlannedJob]:
+def sequential_plan(groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],
+                    durations: Sequence[float], now: float) -> Plan:
     r"""Plan the queue one job at a time (paper, Definition 6).
 
     .. math:: s_{j_k} = \max\{b_k, \hat t^{rel}_{(r_{j_k}),k}\}, \quad
               f_{j_k} = s_{j_k} + \hat D_{j_k}, \quad b_{k+1} = s_{j_k}
 
+    ``groups``: the table's :class:`~snficon.core.node_choice.StateGroups`;
     ``release`` is the release map (it is not modified); ``durations`` the
     planned duration of each job (requested time for the baselines, eq. 46
     for SNF-ICON). Planning stops at the first job that cannot get enough
-    plannable nodes. ``choice``: the node-choice keys of ``nodes`` at ``now``, when the
-    caller has them already. :func:`lazy_sequential_plan` is the same plan read job by job.
+    plannable nodes. The plan is a monotone :class:`Plan`: each job is planned
+    when first read, so a reader that stops early does not plan the rest of the queue.
     """
-    return list(_sequential_jobs(nodes, release.copy(), jobs, durations, now, choice))
+    if not jobs:
+        return empty_plan()
+    jobs, durations = list(jobs), list(durations)
+    release = release.copy()  # the caller may change its map after this call
+    length = planned_count(release, jobs, durations, now)
+    return Plan(plan_in_sequence(NodeChoice.of(groups, now), release, jobs, durations),
+                monotone=True, length=length)
 
 
-def _sequential_jobs(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-                     durations: Sequence[float], now: float,
-                     choice: NodeChoice | None) -> Iterator[PlannedJob]:
-    """The jobs of :func:`sequential_plan` one at a time; ``release`` (a copy the
-    caller gives away) is updated as they are planned."""
-    barrier = now
+def plan_in_sequence(choice: NodeChoice, release: np.ndarray, jobs: Sequence[QueuedJob],
+                     durations: Sequence[float]) -> Iterator[PlannedJob]:
+    """The jobs of :func:`sequential_plan` one at a time, the nodes chosen on ``choice``
+    (the table's node-choice keys at the plan's ``now``); ``release`` (a map the caller
+    gives away) is updated as they are planned."""
+    barrier = choice.now
     # The k-th smallest finite release is the k-th smallest release (inf and nan sort
     # last); a planned job's nodes were finite and stay so unless its finish is not.
     finite = int(np.count_nonzero(np.isfinite(release)))
-    if jobs and choice is None:
-        choice = NodeChoice.of(nodes, now)
     for job, duration in zip(jobs, durations, strict=True):
         res = job.res
         if res > finite:
@@ -217,18 +209,6 @@ def empty_plan() -> Plan:
     return Plan(iter(()), monotone=True, length=0)
 
 
-def lazy_sequential_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-                         durations: Sequence[float], now: float) -> Plan:
-    """:func:`sequential_plan` as a :class:`Plan` (monotone): each job is planned when
-    first read, so a reader that stops early does not plan the rest of the queue."""
-    if not jobs:
-        return Plan(iter(()), monotone=True, length=0)
-    jobs, durations = list(jobs), list(durations)
-    release = release.copy()  # the caller may change its map after this call
-    length = planned_count(release, jobs, durations, now)
-    return Plan(_sequential_jobs(nodes, release, jobs, durations, now, None), monotone=True,
-                length=length)
-
 def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]:
     r"""Wake time of every sleeping node the plan uses (eq. 15-16).
 
@@ -251,7 +231,7 @@ def wake_times(nodes: NodeTable, plan: Sequence[PlannedJob]) -> dict[int, float]
     return dict(zip(woken.tolist(), earliest[woken].tolist(), strict=True))
 
 
-def decisive_wake_times(nodes: NodeTable, plan: Sequence[PlannedJob],
+def decisive_wake_times(groups: StateGroups, plan: Sequence[PlannedJob],
                         now: float) -> dict[int, float]:
     r"""The wake times of eq. 15-16 (:func:`wake_times`) that decide an invocation at
     ``now``: every one that is due, and the earliest future one.
@@ -261,8 +241,9 @@ def decisive_wake_times(nodes: NodeTable, plan: Sequence[PlannedJob],
     once a job starts at s with :math:`s - \max_i L^{\uparrow}_i` in the future
     and no earlier than the earliest future wake time found, no later job can
     add a due wake nor an earlier one. Other plans give :func:`wake_times`.
+    ``groups``: the table's :class:`~snficon.core.node_choice.StateGroups`.
     """
-    groups = state_groups(nodes)
+    nodes = groups.nodes
     if not (groups.counts[ns.SLEEPING] or groups.counts[ns.SWITCHING_OFF]) or not plan:
         return {}
     asleep = groups.asleep

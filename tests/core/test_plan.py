@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snficon.core.node_choice import choose_nodes, committed_energy
+from snficon.core.node_choice import StateGroups, choose_nodes, committed_energy
 from snficon.core.plan import PlannedJob, release_map, sequential_plan, wake_times
 from snficon.core.view import NodeState
 
@@ -50,26 +50,26 @@ def test_release_map_of_every_node_state():
     """
     nodes = table([idle(40.0), computing(500.0), computing(50.0), computing(100.0),
                    sleeping(), sleeping(t_on=60.0), switching_off(120.0), switching_on(115.0)])
-    release = release_map(nodes, 100.0)
+    release = release_map(StateGroups.of(nodes), 100.0)
     assert release.tolist() == [100.0, 500.0, INF, 100.0, 130.0, 160.0, 150.0, 115.0]
 
 
 def test_release_map_never_goes_before_now():
     """A transition whose end is already reached counts from now: off -> now + T_on, on -> now."""
     nodes = table([switching_off(90.0), switching_on(95.0)])
-    assert release_map(nodes, 100.0).tolist() == [130.0, 100.0]
+    assert release_map(StateGroups.of(nodes), 100.0).tolist() == [130.0, 100.0]
 
 
 def test_release_map_keeps_a_request_that_ends_within_the_clock_tolerance():
     """A job 0.5 us past its request at now = 100 is not over yet (the clock's 1 us
     tolerance): its nodes release at the request. 2 us past, or no request known: never."""
     nodes = table([computing(100.0 - 5e-7), computing(100.0 - 2e-6), computing(NAN)])
-    assert release_map(nodes, 100.0).tolist() == [100.0 - 5e-7, INF, INF]
+    assert release_map(StateGroups.of(nodes), 100.0).tolist() == [100.0 - 5e-7, INF, INF]
 
 
 def test_release_map_is_a_fresh_array():
     nodes = table([idle(0.0)])
-    release = release_map(nodes, 5.0)
+    release = release_map(StateGroups.of(nodes), 5.0)
     release[0] = 42.0  # writeable, and the table is untouched
     assert np.isnan(nodes.release_req_s[0])
 
@@ -78,7 +78,8 @@ def test_release_map_is_a_fresh_array():
 
 
 def choose(nodes, now, start, count, exclude=None):
-    return choose_nodes(nodes, release_map(nodes, now), start, count, now,
+    groups = StateGroups.of(nodes)
+    return choose_nodes(groups, release_map(groups, now), start, count, now,
                         None if exclude is None else np.array(exclude)).tolist()
 
 
@@ -88,7 +89,8 @@ def test_committed_energy_is_what_is_left_of_each_transition():
     a switch-on already over -> 0."""
     nodes = table([switching_on(20.0), switching_off(5.0), sleeping(), idle(0.0),
                    computing(9.0), switching_on(-3.0)])
-    assert committed_energy(nodes, 0.0).tolist() == [3000.0, 4750.0, 4500.0, 0.0, 0.0, 0.0]
+    groups = StateGroups.of(nodes)
+    assert committed_energy(groups, 0.0).tolist() == [3000.0, 4750.0, 4500.0, 0.0, 0.0, 0.0]
 
 
 def test_cost_comes_before_the_state_rank():
@@ -175,7 +177,8 @@ def test_only_nodes_ready_by_the_start_and_not_excluded():
 def plan_of(nodes, now, specs):
     """Plan jobs given as (res, duration); returns (start, finish, set of nodes) per job."""
     jobs = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(specs)]
-    plan = sequential_plan(nodes, release_map(nodes, now), jobs, [d for _, d in specs], now)
+    groups = StateGroups.of(nodes)
+    plan = sequential_plan(groups, release_map(groups, now), jobs, [d for _, d in specs], now)
     return [(p.start, p.finish, set(p.nodes.tolist())) for p in plan]
 
 
@@ -203,7 +206,8 @@ def test_planned_nodes_are_released_at_the_planned_finish():
 def test_plan_uses_the_given_durations_not_the_requests():
     nodes = table([idle(0.0)])
     j = job("j0", 1, 999.0)
-    plan = sequential_plan(nodes, release_map(nodes, 0.0), [j], [7.0], 0.0)
+    groups = StateGroups.of(nodes)
+    plan = sequential_plan(groups, release_map(groups, 0.0), [j], [7.0], 0.0)
     assert (plan[0].start, plan[0].finish) == (0.0, 7.0)
 
 
@@ -211,10 +215,10 @@ def test_planning_stops_at_the_first_job_without_enough_plannable_nodes():
     """Node 2 is past its request (never plannable): j1 needs 3 nodes, only 2 are
     plannable, so planning stops there and the 1-node j2 is not planned either."""
     nodes = table([idle(0.0), idle(0.0), computing(50.0)])
-    release = release_map(nodes, 100.0)
+    release = release_map(StateGroups.of(nodes), 100.0)
     before = release.copy()
     jobs = [job("j0", 1, 10.0), job("j1", 3, 10.0), job("j2", 1, 10.0)]
-    plan = sequential_plan(nodes, release, jobs, [10.0, 10.0, 10.0], 100.0)
+    plan = sequential_plan(StateGroups.of(nodes), release, jobs, [10.0, 10.0, 10.0], 100.0)
     assert [p.job.job_id for p in plan] == ["j0"]
     assert np.array_equal(release, before)  # the caller's release map is not modified
 
@@ -275,9 +279,9 @@ def test_sequential_plan_properties(specs, jobs):
     """
     now = 50.0
     nodes = table(specs)
-    release = release_map(nodes, now)
+    release = release_map(StateGroups.of(nodes), now)
     queue = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)]
-    plan = sequential_plan(nodes, release, queue, [d for _, d in jobs], now)
+    plan = sequential_plan(StateGroups.of(nodes), release, queue, [d for _, d in jobs], now)
     current, barrier = release.copy(), now
     for planned, (res, duration) in zip(plan, jobs, strict=False):
         assert planned.start >= barrier
@@ -300,7 +304,8 @@ def test_sleeping_node_wakes_t_on_before_its_planned_start():
     """Node 0 computes until 100, node 1 sleeps: a 2-node job starts at 100, so
     node 1 wakes at 100 - 30 = 70; the computing node needs no wake."""
     nodes = table([computing(100.0), sleeping()])
-    plan = sequential_plan(nodes, release_map(nodes, 0.0), [job("j0", 2, 50.0)], [50.0], 0.0)
+    groups = StateGroups.of(nodes)
+    plan = sequential_plan(groups, release_map(groups, 0.0), [job("j0", 2, 50.0)], [50.0], 0.0)
     assert wake_times(nodes, plan) == {1: 70.0}
 
 
@@ -316,7 +321,7 @@ def test_wake_time_is_the_earliest_over_the_planned_jobs():
 def test_node_planned_twice_keeps_its_first_wake():
     """One sleeping node, two 1-node jobs of 10 s: s = 30 then 40; wake min(0, 10) = 0."""
     nodes = table([sleeping()])
-    plan = sequential_plan(nodes, release_map(nodes, 0.0),
+    plan = sequential_plan(StateGroups.of(nodes), release_map(StateGroups.of(nodes), 0.0),
                            [job("j0", 1, 10.0), job("j1", 1, 10.0)], [10.0, 10.0], 0.0)
     assert [p.start for p in plan] == [30.0, 40.0]
     assert wake_times(nodes, plan) == {0: pytest.approx(0.0)}
@@ -324,49 +329,32 @@ def test_node_planned_twice_keeps_its_first_wake():
 
 @settings(deadline=None, derandomize=True, database=None, max_examples=100)
 @given(specs=st.lists(node_strategy, min_size=1, max_size=8),
-       times=st.lists(st.sampled_from([50.0, 60.0, 85.0]), min_size=1, max_size=4))
-def test_keys_remembered_by_a_table_are_the_keys_of_a_fresh_one(specs, times):
-    """The state groups and node-choice keys a table remembers (per table, and for the
-    last ``now`` asked) are those computed from a copy of the table that remembers nothing."""
-    import dataclasses
-
-    from snficon.core.node_choice import NodeChoice, state_groups
+       now=st.sampled_from([50.0, 60.0, 85.0]))
+def test_state_groups_and_node_choice_keys_are_their_definitions(specs, now):
+    """The state groups (Definition 1) and the node-choice keys of a table, against their
+    definitions written out node by node; all read-only."""
+    from snficon.core.node_choice import NodeChoice
 
     nodes = table(specs)
-    for now in times:
-        fresh = dataclasses.replace(nodes)
-        kept, made = NodeChoice.of(nodes, now), NodeChoice.of(fresh, now)
-        assert np.array_equal(kept.committed_j, made.committed_j)
-        for name in ("idle", "awake", "rank", "later_idle"):
-            assert np.array_equal(getattr(kept.groups, name), getattr(made.groups, name)), name
-        kept_map = release_map(nodes, now)
-        assert np.array_equal(kept_map, release_map(fresh, now))
-        kept_map[:] = -1.0  # a copy: the remembered map is not changed through it
-        assert np.array_equal(release_map(nodes, now), release_map(fresh, now))
-        assert committed_energy(nodes, now).tolist() == committed_energy(fresh, now).tolist()
-    groups = state_groups(nodes)
+    groups = StateGroups.of(nodes)
     for state in NodeState:
         mask = getattr(groups, state.name.lower())
         assert mask.tolist() == (nodes.state == state).tolist()
-        assert not mask.flags.writeable
         assert groups.counts[state] == int(np.count_nonzero(nodes.state == state))
-    # the keys made when first read, and the shared constant masks, against their
-    # definitions written out node by node
     asleep = [int(s) in (NodeState.SLEEPING, NodeState.SWITCHING_OFF) for s in nodes.state]
     assert groups.asleep.tolist() == asleep
     assert groups.awake.tolist() == [not a for a in asleep]
     later = [-since if int(s) == NodeState.IDLE else math.inf
              for s, since in zip(nodes.state, nodes.idle_since_s.tolist(), strict=True)]
-    rank = [{0: 1, 1: 0, 2: 2, 3: 3, 4: 3}[int(s)] for s in nodes.state]
-    choice = NodeChoice.of(nodes, times[-1])
-    for keys in (groups, choice.groups):
-        assert keys.later_idle.tolist() == later
-        assert keys.rank.tolist() == rank
-    assert choice.committed_j.tolist() == [
-        reference_committed(node, times[-1]) for node in specs]
-    for array in (groups.asleep, groups.awake, groups.rank, groups.later_idle,
-                  choice.committed_j):
-        assert not array.flags.writeable
+    assert groups.later_idle.tolist() == later
+    assert groups.rank.tolist() == [{0: 1, 1: 0, 2: 2, 3: 3, 4: 3}[int(s)]
+                                    for s in nodes.state]
+    choice = NodeChoice.of(groups, now)
+    assert choice.committed_j.tolist() == [reference_committed(node, now) for node in specs]
+    for name in ("computing", "idle", "switching_on", "switching_off", "sleeping", "asleep",
+                 "awake", "rank", "later_idle"):
+        assert not getattr(groups, name).flags.writeable, name
+    assert not choice.committed_j.flags.writeable
 
 
 def reference_committed(node, now: float) -> float:
