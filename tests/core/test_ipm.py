@@ -26,7 +26,7 @@ from snficon.core.plan import PlannedJob
 from snficon.core.policy import decide_snf_ipm
 
 from .conftest import computing, idle, job, sleeping, started, table, view
-from .test_plan import node_strategy
+from .test_node_choice import node_strategy
 
 TIMEOUT = IpmParams(timeout=100.0)
 

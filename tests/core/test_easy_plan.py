@@ -18,7 +18,7 @@ from snficon.core.node_choice import StateGroups
 from snficon.core.plan import release_map, sequential_plan, wake_times
 
 from .conftest import computing, idle, job, sleeping, switching_on, table
-from .test_plan import node_strategy, reference_choice
+from .test_node_choice import node_strategy, reference_choice
 
 
 def plans(nodes, jobs, now=0.0):
@@ -181,73 +181,3 @@ def test_gap_plan_matches_the_reference_and_never_overlaps(specs, jobs):
     if seed:
         first = next(p for p in plan if p.job.job_id == queue[0].job_id)
         assert (first.start, first.nodes.tolist()) == (seed[0].start, seed[0].nodes.tolist())
-
-
-@settings(deadline=None, derandomize=True, database=None, max_examples=200)
-@given(specs=st.lists(node_strategy, min_size=2, max_size=8),
-       jobs=st.lists(st.tuples(st.integers(1, 4), st.sampled_from([5.0, 40.0, 300.0])),
-                     min_size=2, max_size=12))
-def test_skipping_holes_ruled_out_by_an_earlier_search_changes_nothing(specs, jobs):
-    """The hole search skips the times an earlier search of no more nodes and no longer
-    duration ruled out (``_Cleared``): the plan is the one that tries every time."""
-    from snficon.core import easy_plan as module
-
-    now = 50.0
-    nodes, release, queue, durations = gap_case(specs, jobs, now)
-    plan = easy_gap_plan(StateGroups.of(nodes), release, queue, durations, now)
-
-    class Forgetful(module._Cleared):
-        def below(self, count, duration):
-            return -math.inf
-
-    remembering, module._Cleared = module._Cleared, Forgetful
-    try:
-        expected = easy_gap_plan(StateGroups.of(nodes), release, queue, durations, now)
-    finally:
-        module._Cleared = remembering
-    assert [(p.job.job_id, p.start, p.nodes.tolist()) for p in plan] == [
-        (p.job.job_id, p.start, p.nodes.tolist()) for p in expected]
-
-
-@settings(deadline=None, derandomize=True, database=None, max_examples=300)
-@given(release=st.lists(st.sampled_from([45.0, 50.0, 50.0, 60.0, 90.0, math.inf]), min_size=1,
-                        max_size=3),
-       bookings=st.lists(st.tuples(st.sets(st.integers(0, 2), min_size=1, max_size=3),
-                                   st.sampled_from([50.0, 60.0, 70.0, 90.0, 90.0 + 1e-10]),
-                                   st.sampled_from([5.0, 10.0, 20.0, 40.0])), max_size=5),
-       ask=st.tuples(st.sets(st.integers(0, 2), min_size=1, max_size=3),
-                     st.sampled_from([50.0, 55.0, 60.0, 70.0, 80.0, 90.0]),
-                     st.sampled_from([1.0, 10.0, 15.0, 30.0, 100.0])))
-def test_timeline_free_over_is_the_per_node_rule(release, bookings, ask):
-    """Whether nodes are free over [start, end) on a timeline, against the rule written
-    per node and per booking (the hole rule of the reference above); the timeline's
-    candidate times are the finite releases and now, each once."""
-    from snficon.core.easy_plan import GAP_EPS_S, _Timeline
-
-    now, size = 50.0, len(release)
-    timeline = _Timeline(np.array(release), now)
-    finite = [r for r in release if math.isfinite(r)]
-    assert timeline.sorted_release == sorted(finite)
-    assert timeline.candidate_times() == sorted(set(finite) | {now})
-    busy: list[list[tuple[float, float]]] = [[] for _ in range(size)]
-    for members, start, length in bookings:
-        ids = sorted(i for i in members if i < size)
-        if ids:
-            timeline.book(np.array(ids), start, start + length)
-            for i in ids:
-                busy[i].append((start, start + length))
-    members, start, length = ask
-    ids = sorted(i for i in members if i < size)
-    if not ids:
-        return
-
-    def free(i: int) -> bool:
-        if release[i] > start:
-            return False
-        return not any(s <= start < e or (start < s and (s - start <= GAP_EPS_S
-                                                         or s - start + GAP_EPS_S < length))
-                       for s, e in busy[i])
-
-    expected = all(free(i) for i in ids)
-    assert timeline.free_over(np.array(ids), start, start + length) == expected
-    assert (not timeline.blocked(start, length)[ids].any()) == expected
