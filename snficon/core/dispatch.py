@@ -113,7 +113,9 @@ def idle_order(groups: StateGroups) -> np.ndarray:
     still idle (and not excluded) of this order (sorting a subset by a total order keeps
     their order in the whole)."""
     idle = groups.idle.nonzero()[0]
-    return idle[np.argsort(groups.later_idle[idle], kind="stable")]
+    # the node choice's keys for a start now: no energy before it, the same rank; then
+    # the longest remaining timer (the latest idle_since); the ids ascending break ties
+    return idle[np.argsort(-groups.nodes.idle_since_s[idle], kind="stable")]
 
 
 def dispatch_snf(view: ClusterView) -> Dispatched:

@@ -123,14 +123,14 @@ def easy_gap_plan(groups: StateGroups, release: np.ndarray, jobs: Sequence[Queue
     jobs, durations = list(jobs), list(durations)
     release = release.copy()  # the caller may change its map after this call
     length = planned_count(release, jobs, durations, now)
-    return Plan(_gap_jobs(NodeChoice.of(groups, now), release, jobs, durations),
-                monotone=False, length=length)
+    return Plan(_gap_jobs(groups, now, release, jobs, durations), monotone=False,
+                length=length)
 
 
-def _gap_jobs(choice: NodeChoice, release: np.ndarray, jobs: list[QueuedJob],
+def _gap_jobs(groups: StateGroups, now: float, release: np.ndarray, jobs: list[QueuedJob],
               durations: list[float]) -> Iterator[PlannedJob]:
     """The jobs of :func:`easy_gap_plan`, all planned when the first is read."""
-    now = choice.now
+    choice = NodeChoice.of(groups, now)
     seed = list(plan_in_sequence(choice, release.copy(), jobs, durations))
     if not seed:
         return

@@ -30,10 +30,7 @@ class StateGroups:
 
     A read-only mask per state and how many nodes each holds (``counts``, indexed by
     :class:`~snficon.core.view.NodeState`); ``asleep``: sleeping or switching off,
-    ``awake``: the others (they idle until a start); the state-only keys of the node
-    choice (:class:`NodeChoice`): ``rank``, each node's :data:`STATE_RANK`, and
-    ``later_idle``, minus ``idle_since`` for an idle node (+inf otherwise), so that
-    ascending order puts the longest remaining idle timer first.
+    ``awake``: the others (they idle until a start).
     """
 
     nodes: NodeTable
@@ -45,38 +42,41 @@ class StateGroups:
     counts: tuple[int, int, int, int, int]
     awake: np.ndarray
     asleep: np.ndarray
-    rank: np.ndarray
-    later_idle: np.ndarray
 
     @classmethod
     def of(cls, nodes: NodeTable) -> StateGroups:
-        """The groups of ``nodes``, from its states."""
+        """The groups of ``nodes``, from its states (a state no node is in has an
+        all-false mask, shared by the absent states of this table)."""
         state = nodes.state
-        masks = [_read_only(state == code) for code in range(len(ns.NodeState))]
-        return cls._made(nodes, masks)
-
-    @classmethod
-    def _made(cls, nodes: NodeTable, masks: list[np.ndarray]) -> StateGroups:
-        counts = tuple(int(np.count_nonzero(mask)) for mask in masks)
-        asleep = _read_only(masks[ns.SLEEPING] | masks[ns.SWITCHING_OFF])
+        counts = tuple(np.bincount(state, minlength=len(ns.NodeState)).tolist())
+        none = _read_only(np.zeros(len(state), dtype=bool))
+        masks = [_read_only(state == code) if count else none
+                 for code, count in enumerate(counts)]
+        if counts[ns.SLEEPING] and counts[ns.SWITCHING_OFF]:
+            asleep = _read_only(masks[ns.SLEEPING] | masks[ns.SWITCHING_OFF])
+        else:
+            asleep = masks[ns.SWITCHING_OFF] if counts[ns.SWITCHING_OFF] else masks[ns.SLEEPING]
         idle = masks[ns.IDLE]
         return cls(nodes=nodes, computing=masks[ns.COMPUTING], idle=idle,
                    switching_on=masks[ns.SWITCHING_ON], switching_off=masks[ns.SWITCHING_OFF],
                    sleeping=masks[ns.SLEEPING], counts=counts,  # type: ignore[arg-type]
-                   awake=_read_only(~asleep), asleep=asleep,
-                   rank=_read_only(STATE_RANK[nodes.state]),
-                   later_idle=_read_only(np.where(idle, -nodes.idle_since_s, np.inf)))
+                   awake=_read_only(~asleep), asleep=asleep)
 
     def after_starts(self, after: NodeTable, started: np.ndarray) -> StateGroups:
-        """The groups of ``after``: this table once its idle nodes ``started`` are
-        computing (nothing else changed), found from these groups instead of from its
-        states: only the idle and computing masks change."""
+        """The groups of ``after``: this table once its idle nodes ``started`` (distinct)
+        are computing, nothing else changed; found from these groups instead of from its
+        states: only the idle and computing masks and the counts change (no node goes to
+        sleep or wakes)."""
         idle, computing = self.idle.copy(), self.computing.copy()
         idle[started] = False
         computing[started] = True
-        masks = [_read_only(computing), _read_only(idle), self.switching_on,
-                 self.switching_off, self.sleeping]
-        return self._made(after, masks)
+        counts = list(self.counts)
+        counts[ns.IDLE] -= len(started)
+        counts[ns.COMPUTING] += len(started)
+        return StateGroups(nodes=after, computing=_read_only(computing), idle=_read_only(idle),
+                           switching_on=self.switching_on, switching_off=self.switching_off,
+                           sleeping=self.sleeping, counts=tuple(counts),  # type: ignore[arg-type]
+                           awake=self.awake, asleep=self.asleep)
 
 
 def choose_nodes(groups: StateGroups, release: np.ndarray, start: float, count: int,
@@ -99,22 +99,30 @@ def choose_nodes(groups: StateGroups, release: np.ndarray, start: float, count: 
 
 @dataclass(frozen=True, eq=False)
 class NodeChoice:
-    """The keys of :func:`choose_nodes` that do not depend on the release map, at ``now``.
+    """The keys of :func:`choose_nodes` that do not depend on the release map, at ``now``
+    (all read-only).
 
     ``groups``: the table's :class:`StateGroups` (``awake``: the nodes that idle until
-    the start; ``rank``; ``later_idle``); ``committed_j``: each node's
-    :func:`committed_energy` at ``now`` (read-only).
+    the start); ``committed_j``: each node's :func:`committed_energy` at ``now``;
+    ``rank``: each node's :data:`STATE_RANK`; ``later_idle``: minus ``idle_since`` for an
+    idle node (+inf otherwise), so that ascending order puts the longest remaining idle
+    timer first.
     """
 
     groups: StateGroups
     now: float
     committed_j: np.ndarray
+    rank: np.ndarray
+    later_idle: np.ndarray
 
     @classmethod
     def of(cls, groups: StateGroups, now: float) -> NodeChoice:
         """The node-choice keys of the table of ``groups`` at ``now``."""
+        nodes = groups.nodes
         return cls(groups=groups, now=now,
-                   committed_j=_read_only(committed_energy(groups, now)))
+                   committed_j=_read_only(committed_energy(groups, now)),
+                   rank=_read_only(STATE_RANK[nodes.state]),
+                   later_idle=_read_only(np.where(groups.idle, -nodes.idle_since_s, np.inf)))
 
     def choose(self, release: np.ndarray, start: float, count: int,
                exclude: np.ndarray | None = None) -> np.ndarray:
@@ -131,7 +139,7 @@ class NodeChoice:
         groups = self.groups
         idle_j = groups.nodes.p_idle_w[candidates] * (start - release[candidates])
         cost = self.committed_j[candidates] + np.where(groups.awake[candidates], idle_j, 0.0)
-        order = np.lexsort((groups.later_idle[candidates], groups.rank[candidates], cost))
+        order = np.lexsort((self.later_idle[candidates], self.rank[candidates], cost))
         return candidates[order[:count]]
 
 

@@ -79,8 +79,16 @@ def sequential_plan(groups: StateGroups, release: np.ndarray, jobs: Sequence[Que
     jobs, durations = list(jobs), list(durations)
     release = release.copy()  # the caller may change its map after this call
     length = planned_count(release, jobs, durations, now)
-    return Plan(plan_in_sequence(NodeChoice.of(groups, now), release, jobs, durations),
-                monotone=True, length=length)
+    return Plan(_sequential_jobs(groups, now, release, jobs, durations), monotone=True,
+                length=length)
+
+
+def _sequential_jobs(groups: StateGroups, now: float, release: np.ndarray,
+                     jobs: Sequence[QueuedJob], durations: Sequence[float],
+                     ) -> Iterator[PlannedJob]:
+    """:func:`plan_in_sequence` on the node-choice keys at ``now``, made when the plan's
+    first job is read (a plan no reader reads chooses no node)."""
+    yield from plan_in_sequence(NodeChoice.of(groups, now), release, jobs, durations)
 
 
 def plan_in_sequence(choice: NodeChoice, release: np.ndarray, jobs: Sequence[QueuedJob],

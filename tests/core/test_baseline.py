@@ -211,7 +211,7 @@ def test_no_backfilling_when_the_head_cannot_be_planned():
 
 
 def test_easy_plan_option_picks_the_future_plan():
-    """The case of test_gap_plan's first test as a decision (no idle node: nothing starts).
+    """The case of test_easy_plan's first test as a decision (no idle node: nothing starts).
     Default "gaps": j3 is planned at 30 on sleeping node 4, woken now. "head": j3 is
     planned at 200, node 4's wake is a callback at 170."""
     nodes = [switching_on(20.0), switching_on(20.0), computing(200.0), computing(200.0),
@@ -444,7 +444,7 @@ def test_starts_take_the_nodes_chosen_from_scratch(specs, starts):
     assert after.state.tolist() == state.tolist()
     fresh = StateGroups.of(after)
     for name in ("computing", "idle", "switching_on", "switching_off", "sleeping", "awake",
-                 "asleep", "rank", "later_idle"):
+                 "asleep"):
         assert getattr(kept, name).tolist() == getattr(fresh, name).tolist(), name
         assert not getattr(kept, name).flags.writeable, name
     assert kept.counts == fresh.counts
