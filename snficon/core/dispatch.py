@@ -118,8 +118,16 @@ def idle_order(groups: StateGroups) -> np.ndarray:
     return idle[np.argsort(-groups.nodes.idle_since_s[idle], kind="stable")]
 
 
+def no_start(view: ClusterView) -> Dispatched:
+    """The dispatch of an empty queue: no start, the view's table and its groups."""
+    return Dispatched(starts=[], nodes=view.nodes, waiting=[],
+                      groups=StateGroups.of(view.nodes))
+
+
 def dispatch_snf(view: ClusterView) -> Dispatched:
     """Start queued jobs in SNF order while they fit; stop at the first that does not."""
+    if not view.queue:
+        return no_start(view)
     dispatch = Dispatch(view)
     queue = snf_order(view.queue)
     started = 0
@@ -149,6 +157,8 @@ def dispatch_fcfs_easy(view: ClusterView) -> Dispatched:
     head's planned start never gets later (a backfill either avoids the
     reservation or ends by its start).
     """
+    if not view.queue:
+        return no_start(view)
     dispatch = Dispatch(view)
     queue = fcfs_order(view.queue)
     after: StateGroups | None = dispatch.groups

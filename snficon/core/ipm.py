@@ -35,6 +35,7 @@ class IdleTimers:
 
     ids: np.ndarray
     ends: np.ndarray
+    nb_nodes: int
 
 
 def idle_timers(groups: StateGroups, timeout_s: float) -> IdleTimers:
@@ -43,7 +44,7 @@ def idle_timers(groups: StateGroups, timeout_s: float) -> IdleTimers:
     ends = groups.nodes.idle_since_s[ids] + timeout_s
     ids.setflags(write=False)
     ends.setflags(write=False)
-    return IdleTimers(ids=ids, ends=ends)
+    return IdleTimers(ids=ids, ends=ends, nb_nodes=len(groups.idle))
 
 
 def expired_idle_nodes(timers: IdleTimers, now: float) -> np.ndarray:
@@ -90,7 +91,9 @@ def next_timer_expiry(timers: IdleTimers, now: float,
     if not len(ids):
         return None
     if len(leaving):
-        ends = ends[~np.isin(ids, np.asarray(leaving, dtype=ids.dtype))]
+        gone = np.zeros(timers.nb_nodes, dtype=bool)
+        gone[list(leaving)] = True
+        ends = ends[~gone[ids]]
     future = ends[future_mask(ends, now)]
     return float(np.minimum.reduce(future)) if len(future) else None
 
