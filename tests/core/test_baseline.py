@@ -448,3 +448,21 @@ def test_starts_take_the_nodes_chosen_from_scratch(specs, starts):
         assert getattr(kept, name).tolist() == getattr(fresh, name).tolist(), name
         assert not getattr(kept, name).flags.writeable, name
     assert kept.counts == fresh.counts
+
+
+@PROPERTY
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8), jobs=queue_strategy)
+def test_the_dispatched_groups_are_the_groups_of_the_table_left(specs, jobs):
+    """Each order hands on the groups of the table its starts leave (found from the view's,
+    pass after pass for EASY): those built from that table's states."""
+    the_view = make_view(specs, jobs)
+    for dispatch in (dispatch_snf, dispatch_fcfs_easy):
+        dispatched = dispatch(the_view)
+        kept, fresh = dispatched.groups, StateGroups.of(dispatched.nodes)
+        assert kept.nodes is dispatched.nodes
+        assert kept.counts == fresh.counts
+        for name in ("computing", "idle", "switching_on", "switching_off", "sleeping",
+                     "awake", "asleep"):
+            assert getattr(kept, name).tolist() == getattr(fresh, name).tolist(), name
+        started = [n for start in dispatched.starts for n in start.nodes]
+        assert all(dispatched.nodes.state[n] == NodeState.COMPUTING for n in started)
