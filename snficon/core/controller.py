@@ -13,9 +13,8 @@ SNF order (:func:`decide_icon`); any other dispatch order composes with it.
 
 from __future__ import annotations
 
-import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,11 +23,18 @@ from snficon.core import estimators as est
 from snficon.core import view as ns
 from snficon.core.diagnostics import Diagnostics, EstimatorState, SpareChoice
 from snficon.core.dispatch import SnfOrder
-from snficon.core.ipm import decide_ipm, finish_calls, nodes_to_switch_off, plan_wakes
+from snficon.core.ipm import (
+    decide_ipm,
+    finish_calls,
+    idle_timers,
+    nodes_to_switch_off,
+    plan_wakes,
+)
 from snficon.core.names import PLANNING_TRIGGERS, Mode
+from snficon.core.node_choice import StateGroups
 from snficon.core.params import IconParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import empty_plan, release_map
+from snficon.core.plan import release_map
 from snficon.core.screen import ScreenResult, SeriesWindow, workload_accepted
 from snficon.core.spare import (
     EnergyWeight,
@@ -37,38 +43,31 @@ from snficon.core.spare import (
     choose_spare_target,
     completion_rate,
 )
-from snficon.core.view import ClusterView, Decisions, JobStart, NodeTable
+from snficon.core.view import ClusterView, Decisions, JobStart
 
 
 @dataclass(frozen=True)
 class IconMemory:
-    """What SNF-ICON remembers between invocations (Algorithm 1, line 1)."""
+    """What SNF-ICON remembers between invocations (Algorithm 1, line 1): the EMAs
+    (``estimates``) and the rates and moments derived from them (``state``, eq. 17-19,
+    App. A: updated with them), the screen windows, the latest arrival."""
 
     estimates: est.Estimates
+    state: EstimatorState
     arrivals: SeriesWindow
     service: SeriesWindow
     last_arrival_s: float | None = None
 
     @classmethod
     def initial(cls, nb_nodes: int, params: IconParams) -> IconMemory:
-        return cls(estimates=est.Estimates.initial(nb_nodes, params),
+        estimates = est.Estimates.initial(nb_nodes, params)
+        return cls(estimates=estimates, state=estimator_state(estimates, params),
                    arrivals=SeriesWindow.empty(params), service=SeriesWindow.empty(params))
 
 
-    def estimator_state(self, params: IconParams) -> EstimatorState:
-        """:func:`estimator_state` of :attr:`estimates`, remembered by this (immutable)
-        memory for the last ``params`` asked: invocations without an arrival or a
-        completion keep their memory (:func:`observe`) and so reuse it."""
-        cached = self.__dict__.get("_state")
-        if cached is not None and cached[0] is params:
-            return cached[1]
-        state = estimator_state(self.estimates, params)
-        self.__dict__["_state"] = (params, state)
-        return state
-
-
 def observe(view: ClusterView, memory: IconMemory, params: IconParams) -> IconMemory:
-    """Consume the new arrivals and completions: EMAs (eq. 17-19, App. A) and screen series.
+    """Consume the new arrivals and completions: EMAs (eq. 17-19, App. A), the estimator
+    state derived from them, and the screen series.
 
     With neither, the memory itself is returned (it is immutable)."""
     if not view.arrivals and not view.completions:
@@ -83,7 +82,7 @@ def observe(view: ClusterView, memory: IconMemory, params: IconParams) -> IconMe
     for done in view.completions:
         estimates = est.on_completion(estimates, done.runtime_s, done.req_time_s, params)
         service = service.append(done.end_s, done.runtime_s)
-    return IconMemory(estimates, arrivals, service, last)
+    return IconMemory(estimates, estimator_state(estimates, params), arrivals, service, last)
 
 
 @dataclass(frozen=True)
@@ -123,9 +122,10 @@ def active_remaining(view: ClusterView, starts: Sequence[JobStart], estimates: e
     return ActiveJobs(remaining_s=remaining, node_job=node_job)
 
 
-def predicted_releases(nodes: NodeTable, now: float, active: ActiveJobs) -> np.ndarray:
-    """The ICON release map: computing nodes free at their job's predicted end (eq. 56)."""
-    release = release_map(nodes, now)
+def predicted_releases(groups: StateGroups, now: float, active: ActiveJobs) -> np.ndarray:
+    """The ICON release map: computing nodes free at their job's predicted end (eq. 56);
+    ``groups``: the table's :class:`~snficon.core.node_choice.StateGroups`."""
+    release = release_map(groups, now)
     if len(active):
         busy = np.flatnonzero(active.node_job >= 0)
         release[busy] = now + active.remaining_s[active.node_job[busy]]
@@ -185,25 +185,22 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     service = memory.service.screen(view.now, params)
     accepted = workload_accepted(arrival, service, params) or not params.fallback
     estimates = memory.estimates
-    state = memory.estimator_state(params)
+    state = memory.state
     record = {"arrival": arrival, "service": service, "estimates": state,
               "screen_reason": screen_reason(arrival, service, params)}
     if not accepted:
         return decide_ipm(view, dispatched, order, params.ipm, mode=Mode.FALLBACK,
                           **record), memory
 
-    nodes, waiting, now = dispatched.nodes, dispatched.waiting, view.now
+    groups, waiting, now = dispatched.groups, dispatched.waiting, view.now
+    nodes = groups.nodes
     active = active_remaining(view, dispatched.starts, estimates, params)
     durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
-    release: np.ndarray | Callable[[], np.ndarray]
-    if waiting:
-        release = predicted_releases(nodes, now, active)
-        plan = order.plan(nodes, release, waiting, durations, now)
-    else:  # nothing to plan (the plan of no job is empty): the map is made if a layer reads it
-        release = functools.partial(predicted_releases, nodes, now, active)
-        plan = empty_plan()
+    release = predicted_releases(groups, now, active)
+    plan = order.plan(groups, release, waiting, durations, now)
+    timers = idle_timers(groups, params.timeout)
     decisions = Decisions(starts=list(dispatched.starts))
-    calls = plan_wakes(nodes, plan, now, decisions)
+    calls = plan_wakes(groups, plan, now, decisions)
 
     point = not waiting and view.trigger in PLANNING_TRIGGERS
     gate_open = not params.gate or (memory.last_arrival_s is not None
@@ -213,7 +210,7 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
         lam_c = completion_rate(active.remaining_s, state.mu, len(active))
         spare = choose_spare_target(nodes, p_sleep_w, now, state.lam, lam_c,
                                     est.request_pmf(estimates), params,
-                                    energy_weight=energy_weight)
+                                    energy_weight=energy_weight, groups=groups)
         decisions.switch_on.extend(n for n in spare.wake if n not in decisions.switch_on)
         decisions.switch_off.extend(spare.switch_off)
         choice = spare_choice(spare)
@@ -224,10 +221,10 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
             n for n in released - used
             if nodes.state[n] == ns.IDLE and np.isfinite(nodes.t_off_s[n])))
     if not waiting and choice is None:
-        off = nodes_to_switch_off(nodes, plan, now, params.timeout).tolist()
+        off = nodes_to_switch_off(nodes, timers, plan, now).tolist()
         decisions.switch_off.extend(n for n in off if n not in decisions.switch_off)
     decisions.switch_off.sort()
-    finish_calls(nodes, now, params.timeout, decisions, calls)
+    finish_calls(timers, now, decisions, calls)
     decisions.diagnostics = Diagnostics(
         starts=len(decisions.starts), wakes=len(decisions.switch_on),
         shutdowns=len(decisions.switch_off), mode=Mode.ICON, spare_planning_point=point,

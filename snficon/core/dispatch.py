@@ -6,8 +6,8 @@ smallest-need-first order and stops at the first that does not fit; its plan
 is the sequential PSAS plan (Definition 6). FCFS/EASY starts the queue heads
 that fit, reserves the head's planned start and backfills later jobs that do
 not delay it (SPEC 5), as the authors' code does; its plan is
-:func:`~snficon.core.plan.easy_gap_plan` or, with ``easy_plan="head"``,
-:func:`~snficon.core.plan.easy_plan`.
+:func:`~snficon.core.easy_plan.easy_gap_plan` or, with ``easy_plan="head"``,
+:func:`~snficon.core.easy_plan.easy_plan`.
 """
 
 from __future__ import annotations
@@ -18,77 +18,52 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import view as ns
+from snficon.core.easy_plan import easy_gap_plan, easy_plan
+from snficon.core.node_choice import StateGroups
 from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
-from snficon.core.plan import (
-    Plan,
-    easy_plan,
-    lazy_easy_gap_plan,
-    lazy_sequential_plan,
-    release_map,
-    remember_groups_after_starts,
-    sequential_plan,
-    state_groups,
-)
+from snficon.core.plan import Plan, release_map, sequential_plan
 from snficon.core.view import ClusterView, JobStart, NodeTable, QueuedJob
 
 
 class Dispatch:
-    """Starts decided during one invocation, with the node table they leave behind."""
+    """Starts decided during one invocation, with the node table they leave behind.
+
+    ``groups``: the view's :class:`StateGroups`, built once for the invocation; the
+    node state as the starts so far leave it is kept in ``state`` and ``idle`` (copies
+    made at the first start).
+    """
 
     def __init__(self, view: ClusterView) -> None:
         self.now = view.now
         self.nodes = view.nodes
+        self.groups = StateGroups.of(view.nodes)
         self.starts: list[JobStart] = []
         # the view's (read-only) arrays until the first start copies them
         self._state = view.nodes.state
         self._release_req = view.nodes.release_req_s
-        self._idle_count = state_groups(view.nodes).counts[ns.IDLE]
-        #: the view's idle nodes in the order starts take them (:meth:`_idle_order`)
-        self._order: np.ndarray | None = None
+        self._idle = self.groups.idle
+        self._idle_count = self.groups.counts[ns.IDLE]
+        #: the view's idle nodes in the order starts take them (see :func:`idle_order`)
+        self._order = idle_order(self.groups)
         #: the nodes started so far, one array per start
         self._started: list[np.ndarray] = []
-        #: the table the starts so far leave (:meth:`table`), until the next start
-        self._table: NodeTable | None = None
-        #: (exclude, idle nodes outside it) of the last exclusion asked, until a start
-        self._outside: tuple[np.ndarray, int] | None = None
-
-    def idle(self) -> np.ndarray:
-        return np.flatnonzero(self._state == ns.IDLE)
 
     def _free(self, exclude: np.ndarray | None) -> int:
-        """How many idle nodes are not in ``exclude``: the most a start can take."""
-        if exclude is None or not len(exclude) or not self._idle_count:
+        """How many idle nodes are not in ``exclude`` (distinct ids): the most a start
+        can take."""
+        if exclude is None or not len(exclude):
             return self._idle_count
-        if self._outside is None or self._outside[0] is not exclude:
-            allowed = self._state == ns.IDLE
-            allowed[exclude] = False
-            self._outside = (exclude, int(np.count_nonzero(allowed)))
-        return self._outside[1]
-
-    def _idle_order(self) -> np.ndarray:
-        """The view's idle nodes in the order of :func:`~snficon.core.plan.choose_nodes` for
-        a start now: every one is released now, so its keys (no energy before the start,
-        the idle rank, its timer, its id) do not change during the invocation, and the
-        nodes a start takes are the first still idle (and not excluded) of this order
-        (sorting a subset by a total order keeps their order in the whole)."""
-        if self._order is None:
-            groups = state_groups(self.nodes)
-            idle = groups.idle.nonzero()[0]
-            # the keys NodeChoice.choose sorts idle candidates by: P_idle x (start - release)
-            # with start = release = now, then the timer; the ids ascending break ties
-            idle_j = self.nodes.p_idle_w[idle] * (self.now - self.now)
-            self._order = idle[np.lexsort((groups.later_idle[idle], idle_j))]
-        return self._order
+        return self._idle_count - int(np.count_nonzero(self._idle[exclude]))
 
     def start(self, job: QueuedJob, exclude: np.ndarray | None = None) -> bool:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
         if self._free(exclude) < job.res:
             return False
-        order = self._idle_order()
+        order = self._order
         if self.starts:
-            order = order[self._state[order] == ns.IDLE]
+            order = order[self._idle[order]]
         if exclude is not None and len(exclude):
             allowed = np.ones(len(self._state), dtype=bool)
             allowed[exclude] = False
@@ -98,22 +73,21 @@ class Dispatch:
             return False
         if not self.starts:
             self._state, self._release_req = self._state.copy(), self._release_req.copy()
+            self._idle = self._idle.copy()
         self._state[chosen] = ns.COMPUTING
+        self._idle[chosen] = False
         self._release_req[chosen] = self.now + job.req_time_s
         self._idle_count -= len(chosen)
-        self._outside = None
-        self._table = None
         self._started.append(chosen)
         self.starts.append(JobStart(job.job_id, tuple(chosen.tolist())))
         return True
 
-    def table(self) -> NodeTable:
-        """The node table once the starts are applied (started nodes are computing); its
-        state groups are found from the view's (:func:`remember_groups_after_starts`)."""
+    def table(self) -> StateGroups:
+        """The groups of the node table once the starts so far are applied (started nodes
+        are computing): a new table, its groups found from the view's
+        (:meth:`StateGroups.after_starts`)."""
         if not self.starts:
-            return self.nodes
-        if self._table is not None:  # no start since it was made: the same table
-            return self._table
+            return self.groups
         nodes = self.nodes
         idle_since = np.where(self._state == ns.IDLE, nodes.idle_since_s, np.nan)
         after = NodeTable(state=self._state.copy(), idle_since_s=idle_since,
@@ -122,17 +96,38 @@ class Dispatch:
                           t_on_s=nodes.t_on_s, t_off_s=nodes.t_off_s, e_on_j=nodes.e_on_j,
                           e_off_j=nodes.e_off_j)
         started = self._started[0] if len(self._started) == 1 else np.concatenate(self._started)
-        remember_groups_after_starts(nodes, after, started)
-        self._table = after
-        return after
+        return self.groups.after_starts(after, started)
 
-    def result(self, waiting: list[QueuedJob]) -> Dispatched:
-        """The :class:`Dispatched` record of these starts, ``waiting`` left in the queue."""
-        return Dispatched(starts=self.starts, nodes=self.table(), waiting=waiting)
+    def result(self, waiting: list[QueuedJob], groups: StateGroups) -> Dispatched:
+        """The :class:`Dispatched` record of these starts, ``waiting`` left in the queue;
+        ``groups``: those of the table the starts leave (:meth:`table`)."""
+        return Dispatched(starts=self.starts, nodes=groups.nodes, waiting=waiting,
+                          groups=groups)
+
+
+def idle_order(groups: StateGroups) -> np.ndarray:
+    """The idle nodes of the table of ``groups`` in the order of
+    :func:`~snficon.core.node_choice.choose_nodes` for a start now: every one is
+    released now, so its keys (no energy before the start, the idle rank, its timer, its
+    id) do not change during the invocation, and the nodes a start takes are the first
+    still idle (and not excluded) of this order (sorting a subset by a total order keeps
+    their order in the whole)."""
+    idle = groups.idle.nonzero()[0]
+    # the node choice's keys for a start now: no energy before it, the same rank; then
+    # the longest remaining timer (the latest idle_since); the ids ascending break ties
+    return idle[np.argsort(-groups.nodes.idle_since_s[idle], kind="stable")]
+
+
+def no_start(view: ClusterView) -> Dispatched:
+    """The dispatch of an empty queue: no start, the view's table and its groups."""
+    return Dispatched(starts=[], nodes=view.nodes, waiting=[],
+                      groups=StateGroups.of(view.nodes))
 
 
 def dispatch_snf(view: ClusterView) -> Dispatched:
     """Start queued jobs in SNF order while they fit; stop at the first that does not."""
+    if not view.queue:
+        return no_start(view)
     dispatch = Dispatch(view)
     queue = snf_order(view.queue)
     started = 0
@@ -140,7 +135,7 @@ def dispatch_snf(view: ClusterView) -> Dispatched:
         if not dispatch.start(job):
             break
         started += 1
-    return dispatch.result(queue[started:])
+    return dispatch.result(queue[started:], dispatch.table())
 
 
 def dispatch_fcfs_easy(view: ClusterView) -> Dispatched:
@@ -162,38 +157,44 @@ def dispatch_fcfs_easy(view: ClusterView) -> Dispatched:
     head's planned start never gets later (a backfill either avoids the
     reservation or ends by its start).
     """
+    if not view.queue:
+        return no_start(view)
     dispatch = Dispatch(view)
     queue = fcfs_order(view.queue)
+    after: StateGroups | None = dispatch.groups
     while queue:
         before = len(dispatch.starts)
-        queue = _easy_pass(view.now, dispatch, queue)
+        queue, after = _easy_pass(view.now, dispatch, queue)
         if len(dispatch.starts) == before:
             break
-    return dispatch.result(queue)
+    return dispatch.result(queue, dispatch.table() if after is None else after)
 
 
-def _easy_pass(now: float, dispatch: Dispatch, queue: list[QueuedJob]) -> list[QueuedJob]:
+def _easy_pass(now: float, dispatch: Dispatch, queue: list[QueuedJob],
+               ) -> tuple[list[QueuedJob], StateGroups | None]:
     """One pass of :func:`dispatch_fcfs_easy` over ``queue`` (FCFS order); returns the
-    jobs still waiting."""
+    jobs still waiting, and the groups of the table the pass leaves when it made them
+    (None when it started a job after making them, or made none)."""
     while queue and dispatch.start(queue[0]):
         queue = queue[1:]
     if not queue:
-        return queue
+        return queue, None
     head = queue[0]
-    nodes = dispatch.table()
-    reservation = sequential_plan(nodes, release_map(nodes, now), [head],
+    groups = dispatch.table()
+    reservation = sequential_plan(groups, release_map(groups, now), [head],
                                   [head.req_time_s], now)
     if not reservation:  # the head's start is unknown: backfilling could delay it
-        return queue
+        return queue, groups
     shadow, reserved = reservation[0].start, reservation[0].nodes
     waiting = [head]
+    started = len(dispatch.starts)
     for job in queue[1:]:
         if dispatch.start(job, exclude=reserved):
             continue
         if now + job.req_time_s <= shadow and dispatch.start(job):
             continue
         waiting.append(job)
-    return waiting
+    return waiting, groups if len(dispatch.starts) == started else None
 
 
 @dataclass(frozen=True)
@@ -205,33 +206,27 @@ class SnfOrder:
     def dispatch(self, view: ClusterView) -> Dispatched:
         return dispatch_snf(view)
 
-    def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+    def plan(self, groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],
              durations: Sequence[float], now: float) -> Plan:
-        """The sequential plan, each job planned when first read (:class:`Plan`)."""
-        return lazy_sequential_plan(nodes, release, jobs, durations, now)
-
-
-def _lazy_easy_plan(nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
-                    durations: Sequence[float], now: float) -> Plan:
-    """:func:`easy_plan` as a :class:`Plan`, made whole when first read."""
-    return Plan(iter(easy_plan(nodes, release, jobs, durations, now)), monotone=False)
+        """The sequential plan (:func:`~snficon.core.plan.sequential_plan`)."""
+        return sequential_plan(groups, release, jobs, durations, now)
 
 
 #: FCFS/EASY's future plans, by the ``easy_plan`` option (:class:`EasyParams`).
-EASY_PLANS = {"gaps": lazy_easy_gap_plan, "head": _lazy_easy_plan}
+EASY_PLANS = {"gaps": easy_gap_plan, "head": easy_plan}
 
 
 @dataclass(frozen=True)
 class EasyOrder:
     """FCFS with EASY backfilling, planned as ``params.easy_plan`` says: the authors'
-    hole-filling plan (:func:`easy_gap_plan`, default) or the head's reservation alone
-    (:func:`easy_plan`)."""
+    hole-filling plan (:func:`~snficon.core.easy_plan.easy_gap_plan`, default) or the
+    head's reservation alone (:func:`~snficon.core.easy_plan.easy_plan`)."""
 
     params: EasyParams = EasyParams()
 
     def dispatch(self, view: ClusterView) -> Dispatched:
         return dispatch_fcfs_easy(view)
 
-    def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+    def plan(self, groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],
              durations: Sequence[float], now: float) -> Plan:
-        return EASY_PLANS[self.params.easy_plan](nodes, release, jobs, durations, now)
+        return EASY_PLANS[self.params.easy_plan](groups, release, jobs, durations, now)

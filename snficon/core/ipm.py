@@ -11,8 +11,7 @@ manager with SNF-ICON's timeout.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,50 +20,49 @@ import numpy as np
 from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask, is_due
 from snficon.core.diagnostics import Diagnostics
+from snficon.core.node_choice import StateGroups
 from snficon.core.params import IpmParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import (
-    Plan,
-    PlannedJob,
-    decisive_wake_times,
-    empty_plan,
-    release_map,
-    state_groups,
-)
+from snficon.core.plan import Plan, PlannedJob, decisive_wake_times, release_map
 from snficon.core.view import ClusterView, Decisions, NodeTable
 
 
-def idle_timers(nodes: NodeTable, timeout_s: float) -> tuple[np.ndarray, np.ndarray]:
-    """The idle nodes (ascending ids) and when their idle timers expire (``timeout_s``
-    after they became idle), read-only; remembered by the (immutable) table for the last
-    timeout asked: the expired nodes and the next expiry read them both."""
-    cached = nodes.memo.get("idle_timers")
-    if cached is not None and cached[0] == timeout_s:
-        return cached[1], cached[2]
-    ids = state_groups(nodes).idle.nonzero()[0]
-    ends = nodes.idle_since_s[ids] + timeout_s
+@dataclass(frozen=True)
+class IdleTimers:
+    """The idle nodes of one table (ascending ids, read-only) and when their idle timers
+    expire (``timeout_s`` after they became idle): built once per invocation
+    (:func:`idle_timers`), read by the switch-offs and the next callback."""
+
+    ids: np.ndarray
+    ends: np.ndarray
+    nb_nodes: int
+
+
+def idle_timers(groups: StateGroups, timeout_s: float) -> IdleTimers:
+    """The :class:`IdleTimers` of the table of ``groups`` for an idle timeout ``timeout_s``."""
+    ids = groups.idle.nonzero()[0]
+    ends = groups.nodes.idle_since_s[ids] + timeout_s
     ids.setflags(write=False)
     ends.setflags(write=False)
-    nodes.memo["idle_timers"] = (timeout_s, ids, ends)
-    return ids, ends
+    return IdleTimers(ids=ids, ends=ends, nb_nodes=len(groups.idle))
 
 
-def expired_idle_nodes(nodes: NodeTable, now: float, timeout_s: float) -> np.ndarray:
-    """Idle nodes whose idle timer (``timeout_s`` since they became idle) expired: I_e(t)."""
-    ids, ends = idle_timers(nodes, timeout_s)
-    return ids[due_mask(ends, now)]
+def expired_idle_nodes(timers: IdleTimers, now: float) -> np.ndarray:
+    """Idle nodes whose idle timer expired at ``now``: I_e(t)."""
+    return timers.ids[due_mask(timers.ends, now)]
 
 
-def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
-                        timeout_s: float) -> np.ndarray:
-    """Expired idle nodes that IPM switches off now.
+def nodes_to_switch_off(nodes: NodeTable, timers: IdleTimers, plan: Sequence[PlannedJob],
+                        now: float) -> np.ndarray:
+    """Expired idle nodes (``timers``: the idle timers of ``nodes``) that IPM switches
+    off now.
 
     A node is kept when a queued job's plan uses it and switching it off and
     on again (``now + T_off + T_on``) would pass that job's planned start.
     A monotone :class:`~snficon.core.plan.Plan` is read only until every expired
     node has its first (earliest) use or a job starts once all of them would be back.
     """
-    expired = expired_idle_nodes(nodes, now, timeout_s)
+    expired = expired_idle_nodes(timers, now)
     if not len(expired):
         return expired
     back_at = now + nodes.t_off_s[expired] + nodes.t_on_s[expired]
@@ -83,32 +81,32 @@ def nodes_to_switch_off(nodes: NodeTable, plan: Sequence[PlannedJob], now: float
     return expired[np.isfinite(back_at) & (back_at <= needed_by[expired])]
 
 
-def next_timer_expiry(nodes: NodeTable, now: float, timeout_s: float,
+def next_timer_expiry(timers: IdleTimers, now: float,
                       leaving: Sequence[int] = ()) -> float | None:
     """The earliest future idle-timer expiry, when IPM must be called back.
 
     ``leaving``: idle nodes being switched off now, whose timers no longer count.
     """
-    ids, timers = idle_timers(nodes, timeout_s)
+    ids, ends = timers.ids, timers.ends
     if not len(ids):
         return None
     if len(leaving):
-        gone = np.zeros(nodes.size, dtype=bool)
+        gone = np.zeros(timers.nb_nodes, dtype=bool)
         gone[list(leaving)] = True
-        timers = timers[~gone[ids]]
-    future = timers[future_mask(timers, now)]
+        ends = ends[~gone[ids]]
+    future = ends[future_mask(ends, now)]
     return float(np.minimum.reduce(future)) if len(future) else None
 
 
-def plan_wakes(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
+def plan_wakes(groups: StateGroups, plan: Sequence[PlannedJob], now: float,
                decisions: Decisions) -> set[float]:
     """Switch on the sleeping nodes whose wake time came (eq. 15-16); return future
     wake times, among them the earliest, when the scheduler must be called back
     (:func:`~snficon.core.plan.decisive_wake_times`: a monotone plan is read only as
     far as it decides)."""
     calls: set[float] = set()
-    state = nodes.state
-    for node, when in decisive_wake_times(nodes, plan, now).items():
+    state = groups.nodes.state
+    for node, when in decisive_wake_times(groups, plan, now).items():
         if is_due(when, now):
             if state[node] == ns.SLEEPING:
                 decisions.switch_on.append(node)
@@ -117,11 +115,11 @@ def plan_wakes(nodes: NodeTable, plan: Sequence[PlannedJob], now: float,
     return calls
 
 
-def finish_calls(nodes: NodeTable, now: float, timeout_s: float, decisions: Decisions,
+def finish_calls(timers: IdleTimers, now: float, decisions: Decisions,
                  calls: set[float]) -> None:
     """Ask to be called at the earliest of ``calls`` and the next idle-timer expiry
     of the nodes that stay idle after this invocation's switch-offs."""
-    expiry = next_timer_expiry(nodes, now, timeout_s, decisions.switch_off)
+    expiry = next_timer_expiry(timers, now, decisions.switch_off)
     if expiry is not None:
         calls.add(expiry)
     decisions.call_at = [min(calls)] if calls else []
@@ -135,20 +133,16 @@ def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     times (SPEC 5), each for its requested time. ``record``: more fields of the
     invocation's :class:`Diagnostics` (SNF-ICON's fallback gives its mode and screens).
     """
-    nodes, now = dispatched.nodes, view.now
-    waiting = dispatched.waiting
+    groups, now = dispatched.groups, view.now
+    nodes, waiting = groups.nodes, dispatched.waiting
     durations = [job.req_time_s for job in waiting]
-    release: np.ndarray | Callable[[], np.ndarray]
-    if waiting:
-        release = release_map(nodes, now)
-        plan = order.plan(nodes, release, waiting, durations, now)
-    else:  # nothing to plan (the plan of no job is empty): the map is made if a layer reads it
-        release = functools.partial(release_map, nodes, now)
-        plan = empty_plan()
+    release = release_map(groups, now)
+    plan = order.plan(groups, release, waiting, durations, now)
+    timers = idle_timers(groups, params.timeout)
     decisions = Decisions(starts=list(dispatched.starts))
-    calls = plan_wakes(nodes, plan, now, decisions)
-    decisions.switch_off = nodes_to_switch_off(nodes, plan, now, params.timeout).tolist()
-    finish_calls(nodes, now, params.timeout, decisions, calls)
+    calls = plan_wakes(groups, plan, now, decisions)
+    decisions.switch_off = nodes_to_switch_off(nodes, timers, plan, now).tolist()
+    finish_calls(timers, now, decisions, calls)
     decisions.diagnostics = Diagnostics(starts=len(decisions.starts),
                                         wakes=len(decisions.switch_on),
                                         shutdowns=len(decisions.switch_off),

@@ -155,8 +155,8 @@ class NoParams:
 class EasyParams:
     """FCFS with EASY backfilling (SPEC 5). ``easy_plan``: the future plan that drives
     PSAS wake-ups, ``"gaps"`` (the authors' code: every waiting job in the earliest hole
-    that disturbs no earlier one, :func:`~snficon.core.plan.easy_gap_plan`) or ``"head"``
-    (the head's reservation alone, :func:`~snficon.core.plan.easy_plan`)."""
+    that disturbs no earlier one, :func:`~snficon.core.easy_plan.easy_gap_plan`) or ``"head"``
+    (the head's reservation alone, :func:`~snficon.core.easy_plan.easy_plan`)."""
 
     easy_plan: str = option("gaps", choices=("gaps", "head"))
 

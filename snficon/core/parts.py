@@ -31,11 +31,12 @@ memory and return the next one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
+from snficon.core.node_choice import StateGroups
 from snficon.core.plan import PlannedJob
 from snficon.core.view import ClusterView, Decisions, JobStart, NodeTable, QueuedJob
 
@@ -46,43 +47,29 @@ KINDS = (ORDER, POWER, LAYER)
 @dataclass(frozen=True)
 class Dispatched:
     """What a dispatch order decided now: the starts, the node table they leave behind
-    (started nodes computing) and the jobs still waiting, in the order's order."""
+    (started nodes computing), its :class:`~snficon.core.node_choice.StateGroups` (built
+    once, read by the power manager and the plans) and the jobs still waiting, in the
+    order's order."""
 
     starts: list[JobStart]
     nodes: NodeTable
     waiting: list[QueuedJob]
+    groups: StateGroups
 
 
-@dataclass(init=False, eq=False)
+@dataclass(eq=False)
 class PowerOutcome:
     """A power manager's answer: the invocation's decisions and the plan behind them.
 
     ``release`` is the release map the plan was made on (one time per node,
     ``inf`` when not plannable) and ``durations`` the planned duration of each
-    waiting job, so that a layer can ask the order for another plan. A manager
-    whose plan needed no map (no job waits) may give, instead of the map, the
-    function that makes it: it is called when ``release`` is first read.
+    waiting job, so that a layer can ask the order for another plan.
     """
 
     decisions: Decisions
     plan: Sequence[PlannedJob]
+    release: np.ndarray
     durations: list[float]
-    _release: np.ndarray | Callable[[], np.ndarray] = field(repr=False)
-
-    def __init__(self, decisions: Decisions, plan: Sequence[PlannedJob],
-                 release: np.ndarray | Callable[[], np.ndarray],
-                 durations: list[float]) -> None:
-        self.decisions = decisions
-        self.plan = plan
-        self.durations = durations
-        self._release = release
-
-    @property
-    def release(self) -> np.ndarray:
-        release = self._release
-        if not isinstance(release, np.ndarray):
-            release = self._release = release()
-        return release
 
 
 class DispatchOrder(Protocol):
@@ -92,10 +79,11 @@ class DispatchOrder(Protocol):
         """Start what fits now; the rest waits."""
         ...
 
-    def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+    def plan(self, groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],
              durations: Sequence[float], now: float) -> Sequence[PlannedJob]:
         """The future plan of ``jobs`` (in the order's order) on the release map ``release``
-        (a :class:`~snficon.core.plan.Plan` makes its jobs when they are first read)."""
+        of the table of ``groups`` (a :class:`~snficon.core.plan.Plan` makes its jobs when
+        they are first read)."""
         ...
 
 

@@ -38,8 +38,8 @@ import numpy as np
 
 from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
+from snficon.core.node_choice import StateGroups
 from snficon.core.params import IconParams
-from snficon.core.plan import state_groups
 from snficon.core.view import NodeTable
 
 #: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).
@@ -328,7 +328,7 @@ class _Partition:
 
 
 def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconParams,
-               exclude: Sequence[int]) -> _Partition:
+               exclude: Sequence[int], groups: StateGroups | None) -> _Partition:
     """Split the nodes into the roles of the spare search; ``exclude`` counts as computing.
 
     Only the idle nodes' timers are read (eq. 24, 30); a state absent from the platform
@@ -342,8 +342,8 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
 
         def in_state(code: int) -> np.ndarray:
             return (state == code).nonzero()[0] if present[code] else _NO_NODES
-    else:  # the table's own groups (remembered by it)
-        groups = state_groups(nodes)
+    else:  # the table's own groups (the caller's, or built here)
+        groups = StateGroups.of(nodes) if groups is None else groups
         present = groups.counts
         masks = (groups.computing, groups.idle, groups.switching_on, groups.switching_off,
                  groups.sleeping)
@@ -371,13 +371,14 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
 
 
 def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c: float,
-             params: IconParams, exclude: Sequence[int]) -> _Setting:
+             params: IconParams, exclude: Sequence[int],
+             groups: StateGroups | None = None) -> _Setting:
     """The node roles, H_c and H (eq. 23-25), and every delay and energy of the search.
 
     Whole transitions (a switch-off now, a wake now) and the energies over H depend on a
     node only through its kind (:class:`NodeKinds`): computed per kind, then read per node.
     """
-    part = _partition(nodes, costs, now, params, exclude)
+    part = _partition(nodes, costs, now, params, exclude, groups)
     up, down, forced, expired = part.up, part.down, part.forced, part.expired
     optional, asleep = part.optional, part.asleep
 
@@ -545,7 +546,8 @@ _FEW_IDS = 64
 
 def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
                         pmf, params: IconParams, exclude: Sequence[int] = (),
-                        energy_weight: EnergyWeight | None = None) -> SpareResult:
+                        energy_weight: EnergyWeight | None = None,
+                        groups: StateGroups | None = None) -> SpareResult:
     r"""Choose the warm-spare target x* and its wakes and switch-offs (paper, IV-F to IV-H).
 
     .. math:: x^\star = \operatorname{arg\,lex\,min}_{x \in \{x_{min}, \dots, x_{max}\}}
@@ -571,13 +573,15 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
         [1, K] (eq. 34).
     params : alpha, beta, s_min, s_max, h_max, timeout, respect_timeout.
     exclude : nodes treated as computing (e.g. just allocated to a starting job).
+    groups : the :class:`~snficon.core.node_choice.StateGroups` of ``nodes``, when the
+        caller built them for its invocation (else they are built here).
     energy_weight : the carbon-aware J(x) (:mod:`snficon.core.carbon_icon`): a function of
         (now, H) giving the weight c of the energy term, J(x) = alpha W(x) + beta c E(x),
         the same for every candidate; None: J as the paper writes it (c = 1). E(x) stays
         in joules.
     """
     s = _setting(nodes, SpareCosts.of_platform(nodes, p_sleep_w, params), now, lam, lam_c,
-                 params, exclude)
+                 params, exclude, groups)
     p = _pmf(pmf)
     d_bar = _delay_path(s, _capped_weights(p, s.k)) if s.k else np.zeros(s.m_max - s.m_min + 1)
     w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)

@@ -224,9 +224,9 @@ class TimeLimitLayer:
         current, extended = release.copy(), release.copy()
         current[ids] = record.end_s
         extended[ids] = self._extended_end(record)
-        before = order.plan(dispatched.nodes, current, waiting, outcome.durations, now)
+        before = order.plan(dispatched.groups, current, waiting, outcome.durations, now)
         after = {planned.job.job_id: planned.start
-                 for planned in order.plan(dispatched.nodes, extended, waiting,
+                 for planned in order.plan(dispatched.groups, extended, waiting,
                                            outcome.durations, now)}
         protected = before[:1] if self.params.tl_protect == PROTECT_HEAD else before
         return all(planned.job.job_id in after and is_due(after[planned.job.job_id],

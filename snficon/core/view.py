@@ -70,14 +70,6 @@ class NodeTable:
         """Ids of the nodes in ``state``, ascending."""
         return np.flatnonzero(self.state == state)
 
-    @property
-    def memo(self) -> dict[str, Any]:
-        """Values the policy's parts derive from this table, kept with it by name (the
-        table is immutable, so they stay true while it lives): the node-state groups,
-        node-choice keys and release map of :mod:`snficon.core.plan`, the idle timers of
-        :mod:`snficon.core.ipm`."""
-        return self.__dict__.setdefault("_memo", {})
-
 
 @dataclass(frozen=True)
 class QueuedJob:

@@ -157,10 +157,10 @@ class LearnedPower:
             held = held_nodes(last_view, last_decisions, self.power)
             self.history.add(interval_usage(held, now, self.power))
         self.history.note_arrivals(view)
-        nodes, waiting = dispatched.nodes, dispatched.waiting
-        release = release_map(nodes, now)
+        groups, waiting = dispatched.groups, dispatched.waiting
+        release = release_map(groups, now)
         durations = [job.req_time_s for job in waiting]
-        plan = order.plan(nodes, release, waiting, durations, now)
+        plan = order.plan(groups, release, waiting, durations, now)
         observation = observe(power_view(view, dispatched), plan, self.history, self.scales)
         if self.params.guard and plan:
             observation.mask[list(plan[0].nodes), SWITCH_OFF] = False  # the head's nodes

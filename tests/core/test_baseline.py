@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from snficon.core.dispatch import EasyOrder, dispatch_fcfs_easy, dispatch_snf
 from snficon.core.ipm import IpmPower
+from snficon.core.node_choice import StateGroups
 from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, IpmParams
 from snficon.core.plan import release_map, sequential_plan
@@ -104,7 +105,8 @@ def test_easy_reserves_the_head_and_backfills_by_both_conditions():
     assert ids(waiting) == ["h", "b", "d"]
     # The backfilled jobs do not delay the head: still planned at 100.
     after = dispatch.nodes
-    plan = sequential_plan(after, release_map(after, 10.0), waiting[:1], [50.0], 10.0)
+    groups = StateGroups.of(after)
+    plan = sequential_plan(groups, release_map(groups, 10.0), waiting[:1], [50.0], 10.0)
     assert plan[0].start == 100.0
 
 
@@ -192,7 +194,8 @@ def test_easy_passes_repeat_while_they_start_jobs():
     assert started(dispatch) == {"x": {1}, "y": {0}}
     assert ids(dispatch.waiting) == ["h"]
     after = dispatch.nodes
-    plan = sequential_plan(after, release_map(after, 0.0), dispatch.waiting, [10.0], 0.0)
+    groups = StateGroups.of(after)
+    plan = sequential_plan(groups, release_map(groups, 0.0), dispatch.waiting, [10.0], 0.0)
     assert (plan[0].start, sorted(plan[0].nodes.tolist())) == (100.0, [1, 2, 3])
 
 
@@ -209,7 +212,7 @@ def test_no_backfilling_when_the_head_cannot_be_planned():
 
 
 def test_easy_plan_option_picks_the_future_plan():
-    """The case of test_gap_plan's first test as a decision (no idle node: nothing starts).
+    """The case of test_easy_plan's first test as a decision (no idle node: nothing starts).
     Default "gaps": j3 is planned at 30 on sleeping node 4, woken now. "head": j3 is
     planned at 200, node 4's wake is a callback at 170."""
     nodes = [switching_on(20.0), switching_on(20.0), computing(200.0), computing(200.0),
@@ -370,7 +373,8 @@ def test_easy_decisions_properties(specs, jobs, timeout):
 
     def head_start(dispatched):
         nodes = dispatched.nodes
-        plan = sequential_plan(nodes, release_map(nodes, the_view.now), [waiting[0]],
+        groups = StateGroups.of(nodes)
+        plan = sequential_plan(groups, release_map(groups, the_view.now), [waiting[0]],
                                [waiting[0].req_time_s], the_view.now)
         return plan[0].start if plan else math.inf
 
@@ -420,7 +424,7 @@ def test_starts_take_the_nodes_chosen_from_scratch(specs, starts):
     exclusion). The table left behind, and its state groups found from the view's, are
     those of a table built from the final states."""
     from snficon.core.dispatch import Dispatch
-    from snficon.core.plan import StateGroups, choose_nodes, state_groups
+    from snficon.core.node_choice import choose_nodes
 
     now = 10.0
     the_view = view(specs, now=now)
@@ -429,19 +433,37 @@ def test_starts_take_the_nodes_chosen_from_scratch(specs, starts):
     for k, (res, excluded) in enumerate(starts):
         exclude = np.array(sorted(n for n in excluded if n < len(specs)), dtype=np.int64)
         release = np.where(state == NodeState.IDLE, now, np.inf)
-        expected = choose_nodes(the_view.nodes, release, now, res, now, exclude)
+        expected = choose_nodes(StateGroups.of(the_view.nodes), release, now, res, now, exclude)
         took = dispatch.start(job(f"j{k}", res, 30.0), exclude=exclude if len(exclude) else None)
         assert took == (len(expected) == res)
         if took:
             assert list(dispatch.starts[-1].nodes) == expected.tolist()
             state[expected] = NodeState.COMPUTING
-        assert dispatch.table().state.tolist() == state.tolist()  # made again after a start
-    after = dispatch.table()
-    assert dispatch.table() is after
+        assert dispatch.table().nodes.state.tolist() == state.tolist()
+    kept = dispatch.table()
+    after = kept.nodes
     assert after.state.tolist() == state.tolist()
-    kept, fresh = state_groups(after), StateGroups.of(after)
+    fresh = StateGroups.of(after)
     for name in ("computing", "idle", "switching_on", "switching_off", "sleeping", "awake",
-                 "asleep", "rank", "later_idle"):
+                 "asleep"):
         assert getattr(kept, name).tolist() == getattr(fresh, name).tolist(), name
         assert not getattr(kept, name).flags.writeable, name
     assert kept.counts == fresh.counts
+
+
+@PROPERTY
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8), jobs=queue_strategy)
+def test_the_dispatched_groups_are_the_groups_of_the_table_left(specs, jobs):
+    """Each order hands on the groups of the table its starts leave (found from the view's,
+    pass after pass for EASY): those built from that table's states."""
+    the_view = make_view(specs, jobs)
+    for dispatch in (dispatch_snf, dispatch_fcfs_easy):
+        dispatched = dispatch(the_view)
+        kept, fresh = dispatched.groups, StateGroups.of(dispatched.nodes)
+        assert kept.nodes is dispatched.nodes
+        assert kept.counts == fresh.counts
+        for name in ("computing", "idle", "switching_on", "switching_off", "sleeping",
+                     "awake", "asleep"):
+            assert getattr(kept, name).tolist() == getattr(fresh, name).tolist(), name
+        started = [n for start in dispatched.starts for n in start.nodes]
+        assert all(dispatched.nodes.state[n] == NodeState.COMPUTING for n in started)

@@ -29,6 +29,7 @@ from snficon.core.controller import (
 )
 from snficon.core.dispatch import Dispatch
 from snficon.core.names import Mode, Trigger
+from snficon.core.node_choice import StateGroups
 from snficon.core.params import IconParams, IpmParams
 from snficon.core.plan import release_map
 from snficon.core.policy import decide_snf_ipm
@@ -206,10 +207,10 @@ def test_observe_consumes_arrivals_and_completions() -> None:
     st.lists(st.tuples(st.sampled_from([0.0, 5.0, 50.0]), st.sampled_from([0.0, 10.0, 80.0])),
              max_size=2)), min_size=1, max_size=8))
 def test_remembered_estimator_state_is_the_state_of_the_estimates(steps) -> None:
-    """The estimates a memory remembers for the log (and keeps through an invocation
-    without arrivals or completions) are those computed from its EMAs, for the very
-    ``params`` asked: a memory read under other parameters computes them again."""
-    params, other = IconParams(), IconParams(sigma_min=0.5)
+    """The estimator state a memory keeps for the log (updated by :func:`observe` with the
+    EMAs, kept through an invocation without arrivals or completions) is the state
+    computed from its EMAs."""
+    params = IconParams()
     memory = IconMemory.initial(3, params)
     now = 0.0
     for arrivals, completions in steps:
@@ -221,13 +222,12 @@ def test_remembered_estimator_state_is_the_state_of_the_estimates(steps) -> None
         before = memory
         memory = observe(seen, memory, params)
         assert (memory is before) == (not arrivals and not completions)
-        for asked in (params, other, params):
-            assert memory.estimator_state(asked) == estimator_state(memory.estimates, asked)
+        assert memory.state == estimator_state(memory.estimates, params)
         weights = memory.estimates.weights  # eq. 19's mean size, summed term by term
         if weights:
             mean = sum(r * w for r, w in weights) / sum(w for _, w in weights)
-            assert memory.estimator_state(params).size_mean == mean
-            assert memory.estimator_state(params).size_max == max(r for r, _ in weights)
+            assert memory.state.size_mean == mean
+            assert memory.state.size_max == max(r for r, _ in weights)
 
 
 # ---------------------------------------------------------------------- spare-planning points
@@ -431,7 +431,7 @@ def test_cold_start_releases_at_the_request() -> None:
     state = make_view([computing(1000.0)], now=100.0,
                       running=[RunningJob("a", (0,), 0.0, 1000.0)])
     active = active_remaining(state, (), IconMemory.initial(1, params).estimates, params)
-    release = predicted_releases(state.nodes, state.now, active)
+    release = predicted_releases(StateGroups.of(state.nodes), state.now, active)
     assert release.tolist() == [1000.0]
 
 

@@ -14,22 +14,33 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snficon.core.ipm import expired_idle_nodes, next_timer_expiry, nodes_to_switch_off
+from snficon.core.ipm import (
+    expired_idle_nodes,
+    idle_timers,
+    next_timer_expiry,
+    nodes_to_switch_off,
+)
+from snficon.core.node_choice import StateGroups
 from snficon.core.params import IpmParams
 from snficon.core.plan import PlannedJob
 from snficon.core.policy import decide_snf_ipm
 
 from .conftest import computing, idle, job, sleeping, started, table, view
-from .test_plan import node_strategy
+from .test_node_choice import node_strategy
 
 TIMEOUT = IpmParams(timeout=100.0)
+
+
+def timers(nodes, timeout_s: float):
+    """The idle timers of a table (:func:`idle_timers` of its groups)."""
+    return idle_timers(StateGroups.of(nodes), timeout_s)
 
 
 def test_expired_idle_nodes_include_the_exact_expiry():
     """now = 100, timeout 100: idle since 0 expired (0 + 100 <= 100); idle since 1 not; a
     computing node has no timer."""
     nodes = table([idle(0.0), idle(1.0), computing(500.0)])
-    assert expired_idle_nodes(nodes, 100.0, 100.0).tolist() == [0]
+    assert expired_idle_nodes(timers(nodes, 100.0), 100.0).tolist() == [0]
 
 
 def test_expired_idle_node_is_switched_off_and_the_next_expiry_is_called():
@@ -70,7 +81,7 @@ def test_keep_rule_uses_the_earliest_planned_start_of_the_node():
     nodes = table([idle(0.0), idle(0.0)])
     plan = [PlannedJob(job("j1", 2, 1.0), 300.0, 301.0, np.array([0, 1])),
             PlannedJob(job("j0", 1, 1.0), 120.0, 121.0, np.array([0]))]
-    assert nodes_to_switch_off(nodes, plan, 100.0, 100.0).tolist() == [1]
+    assert nodes_to_switch_off(nodes, timers(nodes, 100.0), plan, 100.0).tolist() == [1]
 
 
 def test_starts_come_before_the_timeout():
@@ -97,8 +108,8 @@ def test_callback_is_the_earlier_of_the_next_expiry_and_the_next_wake():
 
 def test_next_timer_expiry_is_in_the_future_only():
     nodes = table([idle(0.0), idle(30.0), computing(10.0)])
-    assert next_timer_expiry(nodes, 100.0, 100.0) == 130.0
-    assert next_timer_expiry(nodes, 130.0, 100.0) is None
+    assert next_timer_expiry(timers(nodes, 100.0), 100.0) == 130.0
+    assert next_timer_expiry(timers(nodes, 100.0), 130.0) is None
 
 
 def test_node_that_cannot_sleep_is_never_switched_off():
@@ -106,7 +117,7 @@ def test_node_that_cannot_sleep_is_never_switched_off():
     Such a node is never worth switching off (and Batsim could not): expected none."""
     never = {"t_on": math.inf, "t_off": math.inf, "e_on": math.inf, "e_off": math.inf}
     nodes = table([idle(0.0, **never), idle(0.0)])
-    assert nodes_to_switch_off(nodes, [], 100.0, 100.0).tolist() == [1]
+    assert nodes_to_switch_off(nodes, timers(nodes, 100.0), [], 100.0).tolist() == [1]
 
 
 @settings(deadline=None, derandomize=True, database=None, max_examples=100)
@@ -114,9 +125,9 @@ def test_node_that_cannot_sleep_is_never_switched_off():
        queue=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([5.0, 400.0])), max_size=3),
        icon=st.booleans())
 def test_the_outcome_release_map_is_the_map_of_the_dispatched_table(specs, queue, icon):
-    """The release map a power manager hands on (made only when read if no job waits, for
-    then nothing is planned on it) is the map of the table the dispatch leaves: requested
-    times for IPM, predicted releases (eq. 56) for SNF-ICON; the plan of no job is empty."""
+    """The release map a power manager hands on is the map of the table the dispatch
+    leaves: requested times for IPM, predicted releases (eq. 56) for SNF-ICON; the plan of
+    no job is empty."""
     from snficon.core.controller import IconPower, active_remaining, predicted_releases
     from snficon.core.dispatch import SnfOrder
     from snficon.core.ipm import IpmPower
@@ -133,11 +144,10 @@ def test_the_outcome_release_map_is_the_map_of_the_dispatched_table(specs, queue
     outcome = power.decide(the_view, dispatched, order)
     if icon:
         active = active_remaining(the_view, dispatched.starts, memory.estimates, params)
-        expected = predicted_releases(dispatched.nodes, 50.0, active)
+        expected = predicted_releases(StateGroups.of(dispatched.nodes), 50.0, active)
     else:
-        expected = release_map(dispatched.nodes, 50.0)
+        expected = release_map(StateGroups.of(dispatched.nodes), 50.0)
     assert outcome.release.tolist() == expected.tolist()
-    assert outcome.release is outcome.release  # made once
     if not dispatched.waiting:
         assert len(outcome.plan) == 0 and list(outcome.plan) == []
 
@@ -147,9 +157,9 @@ def test_the_outcome_release_map_is_the_map_of_the_dispatched_table(specs, queue
        asks=st.lists(st.tuples(st.sampled_from([10.0, 30.0, 50.0]),
                                st.sampled_from([40.0, 50.0, 60.0 + 1e-7, 100.0]),
                                st.sets(st.integers(0, 7), max_size=3)), min_size=1, max_size=5))
-def test_idle_timers_remembered_by_a_table_give_the_timers_of_its_nodes(specs, asks):
-    """The expired idle nodes and the next expiry, read from the timers a table remembers
-    (for the last timeout asked), against their definitions node by node."""
+def test_idle_timers_give_the_timers_of_the_nodes(specs, asks):
+    """The expired idle nodes and the next expiry, read from a table's idle timers,
+    against their definitions node by node."""
     from snficon.core.clock import is_due
     from snficon.core.view import NodeState
 
@@ -158,7 +168,8 @@ def test_idle_timers_remembered_by_a_table_give_the_timers_of_its_nodes(specs, a
         leaving = sorted(n for n in leaving if n < len(specs))
         ends = {i: float(nodes.idle_since_s[i]) + timeout for i in range(len(specs))
                 if nodes.state[i] == NodeState.IDLE}
-        assert expired_idle_nodes(nodes, now, timeout).tolist() == sorted(
+        assert expired_idle_nodes(timers(nodes, timeout), now).tolist() == sorted(
             i for i, end in ends.items() if is_due(end, now))
         future = [end for i, end in ends.items() if i not in leaving and not is_due(end, now)]
-        assert next_timer_expiry(nodes, now, timeout, leaving) == min(future, default=None)
+        assert next_timer_expiry(timers(nodes, timeout), now, leaving) == min(future,
+                                                                              default=None)

@@ -1,14 +1,8 @@
-"""PSAS planning: release map, node choice, sequential plan (paper Definition 6), wake times.
+"""PSAS planning: release map, sequential plan (paper Definition 6), wake times (eq. 15-16).
 
 Figures are the defaults of ``conftest``: idle power 100 W, T_on 30 s,
 E_on 4500 J (so 150 W while switching on), T_off 10 s, E_off 500 J (50 W),
-unless a node says otherwise.
-
-Node-choice cost (SPEC 5, as the authors' code computes it): the transition
-energy still to spend before the node can compute (the rest of a switch-on;
-the rest of a switch-off plus E_on; E_on for a sleeping node) plus, for a
-node that will be awake, idle power x (s - release). A sleeping node is
-woken just in time (at s - T_on), so it has no idle term.
+unless a node says otherwise. The node choice is tested in ``test_node_choice``.
 """
 
 from __future__ import annotations
@@ -20,15 +14,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from snficon.core.clock import is_due
+from snficon.core.easy_plan import easy_gap_plan
+from snficon.core.ipm import idle_timers, nodes_to_switch_off
+from snficon.core.node_choice import StateGroups
 from snficon.core.plan import (
+    Plan,
     PlannedJob,
-    choose_nodes,
-    committed_energy,
+    decisive_wake_times,
     release_map,
     sequential_plan,
     wake_times,
 )
-from snficon.core.view import NodeState
 
 from .conftest import (
     computing,
@@ -39,6 +36,7 @@ from .conftest import (
     switching_on,
     table,
 )
+from .test_node_choice import node_strategy, reference_choice
 
 INF = math.inf
 NAN = math.nan
@@ -56,132 +54,37 @@ def test_release_map_of_every_node_state():
     """
     nodes = table([idle(40.0), computing(500.0), computing(50.0), computing(100.0),
                    sleeping(), sleeping(t_on=60.0), switching_off(120.0), switching_on(115.0)])
-    release = release_map(nodes, 100.0)
+    release = release_map(StateGroups.of(nodes), 100.0)
     assert release.tolist() == [100.0, 500.0, INF, 100.0, 130.0, 160.0, 150.0, 115.0]
 
 
 def test_release_map_never_goes_before_now():
     """A transition whose end is already reached counts from now: off -> now + T_on, on -> now."""
     nodes = table([switching_off(90.0), switching_on(95.0)])
-    assert release_map(nodes, 100.0).tolist() == [130.0, 100.0]
+    assert release_map(StateGroups.of(nodes), 100.0).tolist() == [130.0, 100.0]
 
 
 def test_release_map_keeps_a_request_that_ends_within_the_clock_tolerance():
     """A job 0.5 us past its request at now = 100 is not over yet (the clock's 1 us
     tolerance): its nodes release at the request. 2 us past, or no request known: never."""
     nodes = table([computing(100.0 - 5e-7), computing(100.0 - 2e-6), computing(NAN)])
-    assert release_map(nodes, 100.0).tolist() == [100.0 - 5e-7, INF, INF]
+    assert release_map(StateGroups.of(nodes), 100.0).tolist() == [100.0 - 5e-7, INF, INF]
 
 
 def test_release_map_is_a_fresh_array():
     nodes = table([idle(0.0)])
-    release = release_map(nodes, 5.0)
+    release = release_map(StateGroups.of(nodes), 5.0)
     release[0] = 42.0  # writeable, and the table is untouched
     assert np.isnan(nodes.release_req_s[0])
 
 
-# ---------------------------------------------------------------------- node choice
-
-
-def choose(nodes, now, start, count, exclude=None):
-    return choose_nodes(nodes, release_map(nodes, now), start, count, now,
-                        None if exclude is None else np.array(exclude)).tolist()
-
-
-def test_committed_energy_is_what_is_left_of_each_transition():
-    """now 0: switching on until 20 -> 20 s x 150 W = 3000 J; switching off until 5 ->
-    5 s x 50 W + E_on = 4750 J; sleeping -> E_on = 4500 J; idle and computing -> 0;
-    a switch-on already over -> 0."""
-    nodes = table([switching_on(20.0), switching_off(5.0), sleeping(), idle(0.0),
-                   computing(9.0), switching_on(-3.0)])
-    assert committed_energy(nodes, 0.0).tolist() == [3000.0, 4750.0, 4500.0, 0.0, 0.0, 0.0]
-
-
-def test_cost_comes_before_the_state_rank():
-    """At s = 50 the idle node costs 100 W x 50 s = 5000 J, the node computing until 50 costs 0."""
-    nodes = table([idle(0.0), computing(50.0)])
-    assert choose(nodes, 0.0, 50.0, 1) == [1]
-
-
-def test_sleeping_node_is_chosen_when_its_wake_costs_less_than_idling():
-    """At s = 30: idle costs 100 W x 30 s = 3000 J; a sleeping node costs E_on.
-
-    With E_on = 1000 J the sleeping node wins; with the default 4500 J the idle one.
-    """
-    assert choose(table([idle(0.0), sleeping(e_on=1000.0)]), 0.0, 30.0, 1) == [1]
-    assert choose(table([idle(0.0), sleeping()]), 0.0, 30.0, 1) == [0]
-
-
-def test_sleeping_node_woken_just_in_time_costs_only_its_switch_on():
-    """At s = 100 the idle node would idle 100 s (10000 J); the sleeping node, woken at
-    70, costs E_on = 4500 J whatever s: it is chosen. At s = 40 idle costs 4000 J < 4500."""
-    nodes = table([idle(0.0), sleeping()])
-    assert choose(nodes, 0.0, 100.0, 1) == [1]
-    assert choose(nodes, 0.0, 40.0, 1) == [0]
-
-
-def test_transitions_cost_what_is_left_of_them():
-    """now 0, s = 20. Computing until 20: 0 J. Idle: 2000 J. Switching on until 20:
-    the 20 s left at 150 W = 3000 J. Switching off until 5 (ready at 35, so only at
-    s = 40): 5 s left at 50 W + E_on = 4750 J; sleeping: 4500 J.
-
-    At s = 20: computing, idle, switching on. At s = 40 (computing 100 x 20 = 2000,
-    idle 4000, sleeping 4500, switching off 4750, switching on 3000 + 100 x 20 =
-    5000): computing, idle, sleeping, switching off, switching on.
-    """
-    nodes = table([switching_on(20.0), idle(0.0), computing(20.0), switching_off(5.0),
-                   sleeping()])
-    assert choose(nodes, 0.0, 20.0, 5) == [2, 1, 0]
-    assert choose(nodes, 0.0, 40.0, 5) == [2, 1, 4, 3, 0]
-
-
-def test_lower_idle_power_is_cheaper_unless_the_start_is_now():
-    """Node 0 (200 W, idle since 50) vs node 1 (100 W, idle since 0), now = 50.
-
-    s = 60: costs 2000 J vs 1000 J -> node 1. s = now: both cost 0, same
-    state, so the longer remaining timer (node 0, idle later) wins.
-    """
-    nodes = table([idle(50.0, p_idle=200.0), idle(0.0)])
-    assert choose(nodes, 50.0, 60.0, 1) == [1]
-    assert choose(nodes, 50.0, 50.0, 1) == [0]
-
-
-def test_equal_costs_rank_computing_before_switching_on_before_asleep():
-    """s = 30: computing until 20 and switching on until 20 (a free switch-on: E_on 0)
-    idle 10 s (1000 J); the sleeping node costs E_on = 1000 J. Order: computing, on,
-    asleep."""
-    nodes = table([sleeping(e_on=1000.0), switching_on(20.0, e_on=0.0), computing(20.0)])
-    assert choose(nodes, 0.0, 30.0, 3) == [2, 1, 0]
-
-
-def test_full_tie_break_order_when_every_cost_is_zero():
-    """Idle power, E_on and E_off 0 make every cost 0 (s = 1000, all nodes ready).
-
-    Then state: idle (latest idle_since first: 5 at 30, then 2 and 7 at 10 by
-    id), computing (1, 6), switching on (4, 8), asleep or switching off (0, 3).
-    """
-    free = {"p_idle": 0.0, "e_on": 0.0, "e_off": 0.0}
-    nodes = table([sleeping(**free), computing(100.0, **free), idle(10.0, **free),
-                   switching_off(5.0, **free), switching_on(20.0, **free), idle(30.0, **free),
-                   computing(50.0, **free), idle(10.0, **free), switching_on(10.0, **free)])
-    assert choose(nodes, 40.0, 1000.0, 9) == [5, 2, 7, 1, 6, 4, 8, 0, 3]
-
-
-def test_only_nodes_ready_by_the_start_and_not_excluded():
-    """s = 50: node 1 (computing until 100) is not ready. Sleeping 2 (4500 J) before
-    idle 0 (5000 J). Asking 3 returns the 2 there are."""
-    nodes = table([idle(0.0), computing(100.0), sleeping()])
-    assert choose(nodes, 0.0, 50.0, 3) == [2, 0]
-    assert choose(nodes, 0.0, 50.0, 3, exclude=[2]) == [0]
-
-
 # ---------------------------------------------------------------------- sequential plan
-
 
 def plan_of(nodes, now, specs):
     """Plan jobs given as (res, duration); returns (start, finish, set of nodes) per job."""
     jobs = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(specs)]
-    plan = sequential_plan(nodes, release_map(nodes, now), jobs, [d for _, d in specs], now)
+    groups = StateGroups.of(nodes)
+    plan = sequential_plan(groups, release_map(groups, now), jobs, [d for _, d in specs], now)
     return [(p.start, p.finish, set(p.nodes.tolist())) for p in plan]
 
 
@@ -209,7 +112,8 @@ def test_planned_nodes_are_released_at_the_planned_finish():
 def test_plan_uses_the_given_durations_not_the_requests():
     nodes = table([idle(0.0)])
     j = job("j0", 1, 999.0)
-    plan = sequential_plan(nodes, release_map(nodes, 0.0), [j], [7.0], 0.0)
+    groups = StateGroups.of(nodes)
+    plan = sequential_plan(groups, release_map(groups, 0.0), [j], [7.0], 0.0)
     assert (plan[0].start, plan[0].finish) == (0.0, 7.0)
 
 
@@ -217,10 +121,10 @@ def test_planning_stops_at_the_first_job_without_enough_plannable_nodes():
     """Node 2 is past its request (never plannable): j1 needs 3 nodes, only 2 are
     plannable, so planning stops there and the 1-node j2 is not planned either."""
     nodes = table([idle(0.0), idle(0.0), computing(50.0)])
-    release = release_map(nodes, 100.0)
+    release = release_map(StateGroups.of(nodes), 100.0)
     before = release.copy()
     jobs = [job("j0", 1, 10.0), job("j1", 3, 10.0), job("j2", 1, 10.0)]
-    plan = sequential_plan(nodes, release, jobs, [10.0, 10.0, 10.0], 100.0)
+    plan = sequential_plan(StateGroups.of(nodes), release, jobs, [10.0, 10.0, 10.0], 100.0)
     assert [p.job.job_id for p in plan] == ["j0"]
     assert np.array_equal(release, before)  # the caller's release map is not modified
 
@@ -233,39 +137,6 @@ def test_plan_prefers_idle_to_sleeping_nodes_at_the_same_start():
 
 
 # ---------------------------------------------------------------------- plan properties
-
-node_strategy = st.one_of(
-    st.builds(idle, st.sampled_from([0.0, 20.0, 50.0]),
-              p_idle=st.sampled_from([50.0, 100.0])),
-    st.builds(computing, st.sampled_from([10.0, 60.0, 100.0, 250.0])),
-    st.builds(sleeping, t_on=st.sampled_from([30.0, 60.0]), e_on=st.sampled_from([0.0, 4500.0])),
-    st.builds(switching_off, st.sampled_from([55.0, 80.0])),
-    st.builds(switching_on, st.sampled_from([55.0, 90.0])),
-)
-RANK = {NodeState.IDLE: 0, NodeState.COMPUTING: 1, NodeState.SWITCHING_ON: 2,
-        NodeState.SLEEPING: 3, NodeState.SWITCHING_OFF: 3}
-
-
-def reference_choice(nodes, release, start, count, now):
-    """Node choice of SPEC 5 written with Python tuples, as an independent check."""
-    keys = []
-    for i in range(nodes.size):
-        if not release[i] <= start:
-            continue
-        state = NodeState(int(nodes.state[i]))
-        left = max(nodes.transition_end_s[i] - now, 0.0)
-        if state == NodeState.SLEEPING:
-            cost = nodes.e_on_j[i]
-        elif state == NodeState.SWITCHING_OFF:
-            cost = nodes.e_off_j[i] / nodes.t_off_s[i] * left + nodes.e_on_j[i]
-        else:
-            on = nodes.e_on_j[i] / nodes.t_on_s[i] * left if state == NodeState.SWITCHING_ON \
-                else 0.0
-            cost = on + nodes.p_idle_w[i] * (start - release[i])
-        timer = -nodes.idle_since_s[i] if state == NodeState.IDLE else INF
-        keys.append((cost, RANK[state], timer, i))
-    return [key[-1] for key in sorted(keys)[:count]]
-
 
 @settings(deadline=None, derandomize=True, database=None, max_examples=150)
 @given(specs=st.lists(node_strategy, min_size=1, max_size=8),
@@ -281,9 +152,9 @@ def test_sequential_plan_properties(specs, jobs):
     """
     now = 50.0
     nodes = table(specs)
-    release = release_map(nodes, now)
+    release = release_map(StateGroups.of(nodes), now)
     queue = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)]
-    plan = sequential_plan(nodes, release, queue, [d for _, d in jobs], now)
+    plan = sequential_plan(StateGroups.of(nodes), release, queue, [d for _, d in jobs], now)
     current, barrier = release.copy(), now
     for planned, (res, duration) in zip(plan, jobs, strict=False):
         assert planned.start >= barrier
@@ -306,7 +177,8 @@ def test_sleeping_node_wakes_t_on_before_its_planned_start():
     """Node 0 computes until 100, node 1 sleeps: a 2-node job starts at 100, so
     node 1 wakes at 100 - 30 = 70; the computing node needs no wake."""
     nodes = table([computing(100.0), sleeping()])
-    plan = sequential_plan(nodes, release_map(nodes, 0.0), [job("j0", 2, 50.0)], [50.0], 0.0)
+    groups = StateGroups.of(nodes)
+    plan = sequential_plan(groups, release_map(groups, 0.0), [job("j0", 2, 50.0)], [50.0], 0.0)
     assert wake_times(nodes, plan) == {1: 70.0}
 
 
@@ -322,66 +194,97 @@ def test_wake_time_is_the_earliest_over_the_planned_jobs():
 def test_node_planned_twice_keeps_its_first_wake():
     """One sleeping node, two 1-node jobs of 10 s: s = 30 then 40; wake min(0, 10) = 0."""
     nodes = table([sleeping()])
-    plan = sequential_plan(nodes, release_map(nodes, 0.0),
+    plan = sequential_plan(StateGroups.of(nodes), release_map(StateGroups.of(nodes), 0.0),
                            [job("j0", 1, 10.0), job("j1", 1, 10.0)], [10.0, 10.0], 0.0)
     assert [p.start for p in plan] == [30.0, 40.0]
     assert wake_times(nodes, plan) == {0: pytest.approx(0.0)}
 
 
-@settings(deadline=None, derandomize=True, database=None, max_examples=100)
-@given(specs=st.lists(node_strategy, min_size=1, max_size=8),
-       times=st.lists(st.sampled_from([50.0, 60.0, 85.0]), min_size=1, max_size=4))
-def test_keys_remembered_by_a_table_are_the_keys_of_a_fresh_one(specs, times):
-    """The state groups and node-choice keys a table remembers (per table, and for the
-    last ``now`` asked) are those computed from a copy of the table that remembers nothing."""
-    import dataclasses
+# ---------------------------------------------------------------------- plans read lazily
+# A Plan makes its jobs when first read; the readers stop at the decisive prefix. They
+# are checked against the whole plan (a list, read to its end) at now = 50.
 
-    from snficon.core.plan import NodeChoice, state_groups
+NOW = 50.0
+jobs_strategy = st.lists(st.tuples(st.integers(1, 9), st.sampled_from([5.0, 40.0, 300.0])),
+                         max_size=8)
 
+
+def queue_of(jobs):
+    return [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)], [d for _, d in jobs]
+
+
+def rows(plan):
+    """A plan as comparable rows (a planned job's nodes are an array)."""
+    return [(p.job.job_id, p.start, p.finish, p.nodes.tolist()) for p in plan]
+
+
+def deciding(wakes: dict[int, float]) -> tuple[list[int], float | None]:
+    """What an invocation takes from wake times: the due nodes and the earliest future time."""
+    future = [when for when in wakes.values() if not is_due(when, NOW)]
+    return sorted(n for n, when in wakes.items() if is_due(when, NOW)), min(future, default=None)
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=200)
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8), jobs=jobs_strategy)
+def test_a_plan_counted_before_it_is_read_has_the_length_of_its_jobs(specs, jobs):
+    groups = StateGroups.of(table(specs))
+    release = release_map(groups, NOW)
+    queue, durations = queue_of(jobs)
+    for make in (sequential_plan, easy_gap_plan):
+        counted = len(make(groups, release, queue, durations, NOW))  # before any job is read
+        assert counted == len(rows(make(groups, release, queue, durations, NOW)))
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=200)
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8), jobs=jobs_strategy)
+def test_prefix_readers_decide_as_the_whole_plan(specs, jobs):
+    """Due wakes, the earliest future wake and the switch-offs (timeout 10 s: the idle
+    nodes of the strategy have expired at 50 s) from a plan read as far as needed, and
+    from the whole plan (a list, read to its end)."""
     nodes = table(specs)
-    for now in times:
-        fresh = dataclasses.replace(nodes)
-        kept, made = NodeChoice.of(nodes, now), NodeChoice.of(fresh, now)
-        assert np.array_equal(kept.committed_j, made.committed_j)
-        for name in ("idle", "awake", "rank", "later_idle"):
-            assert np.array_equal(getattr(kept.groups, name), getattr(made.groups, name)), name
-        kept_map = release_map(nodes, now)
-        assert np.array_equal(kept_map, release_map(fresh, now))
-        kept_map[:] = -1.0  # a copy: the remembered map is not changed through it
-        assert np.array_equal(release_map(nodes, now), release_map(fresh, now))
-        assert committed_energy(nodes, now).tolist() == committed_energy(fresh, now).tolist()
-    groups = state_groups(nodes)
-    for state in NodeState:
-        mask = getattr(groups, state.name.lower())
-        assert mask.tolist() == (nodes.state == state).tolist()
-        assert not mask.flags.writeable
-        assert groups.counts[state] == int(np.count_nonzero(nodes.state == state))
-    # the keys made when first read, and the shared constant masks, against their
-    # definitions written out node by node
-    asleep = [int(s) in (NodeState.SLEEPING, NodeState.SWITCHING_OFF) for s in nodes.state]
-    assert groups.asleep.tolist() == asleep
-    assert groups.awake.tolist() == [not a for a in asleep]
-    later = [-since if int(s) == NodeState.IDLE else math.inf
-             for s, since in zip(nodes.state, nodes.idle_since_s.tolist(), strict=True)]
-    rank = [{0: 1, 1: 0, 2: 2, 3: 3, 4: 3}[int(s)] for s in nodes.state]
-    choice = NodeChoice.of(nodes, times[-1])
-    for keys in (groups, choice.groups):
-        assert keys.later_idle.tolist() == later
-        assert keys.rank.tolist() == rank
-    assert choice.committed_j.tolist() == [
-        reference_committed(node, times[-1]) for node in specs]
-    for array in (groups.asleep, groups.awake, groups.rank, groups.later_idle,
-                  choice.committed_j):
-        assert not array.flags.writeable
+    groups = StateGroups.of(nodes)
+    release = release_map(groups, NOW)
+    queue, durations = queue_of(jobs)
+    whole = list(sequential_plan(groups, release, queue, durations, NOW))
+    plan = sequential_plan(groups, release, queue, durations, NOW)
+    decisive, every = decisive_wake_times(groups, plan, NOW), wake_times(nodes, whole)
+    assert deciding(decisive) == deciding(every)
+    assert list(decisive) == sorted(decisive)  # ascending node ids
+    assert all(every[node] == when for node, when in decisive.items())  # each one final
+    timers = idle_timers(groups, 10.0)
+    plan = sequential_plan(groups, release, queue, durations, NOW)
+    assert (nodes_to_switch_off(nodes, timers, plan, NOW).tolist()
+            == nodes_to_switch_off(nodes, timers, whole, NOW).tolist())
 
 
-def reference_committed(node, now: float) -> float:
-    """The transition energy a node must still spend before it can compute (J), from the
-    definition of :func:`committed_energy`."""
-    if node.state == NodeState.SLEEPING:
-        return node.e_on
-    if node.state == NodeState.SWITCHING_ON:
-        return node.e_on / node.t_on * max(node.transition_end - now, 0.0)
-    if node.state == NodeState.SWITCHING_OFF:
-        return node.e_off / node.t_off * max(node.transition_end - now, 0.0) + node.e_on
-    return 0.0
+def test_wake_readers_stop_once_the_plan_is_decided():
+    """Node 1 sleeps; j0 starts at 30 on it (woken now); no later job wakes a node sooner."""
+    nodes = table([computing(1000.0), sleeping()])
+    groups = StateGroups.of(nodes)
+    queue = [job(f"j{i}", 1, 10.0) for i in range(101)]
+    plan = sequential_plan(groups, release_map(groups, 0.0), queue, [10.0] * len(queue), 0.0)
+    assert decisive_wake_times(groups, plan, 0.0) == {1: 0.0}
+    assert len(plan) == 101
+
+
+def test_an_infinite_duration_takes_its_nodes_out_for_good():
+    """j0 holds node 0 for ever: j1 (2 nodes) is never planned."""
+    groups = StateGroups.of(table([idle(0.0), idle(0.0)]))
+    queue = [job("j0", 1, 10.0), job("j1", 2, 10.0)]
+    plan = sequential_plan(groups, release_map(groups, 0.0), queue, [math.inf, 10.0], 0.0)
+    assert len(plan) == 1 and plan[0].finish == math.inf
+
+
+def test_plan_is_a_read_only_sequence():
+    groups = StateGroups.of(table([idle(0.0), idle(0.0)]))
+    queue = [job("j0", 1, 10.0), job("j1", 2, 10.0), job("j2", 1, 5.0)]
+    release = release_map(groups, 0.0)
+    plan = sequential_plan(groups, release, queue, [10.0, 10.0, 5.0], 0.0)
+    assert isinstance(plan, Plan) and plan.monotone
+    assert [p.start for p in plan] == [0.0, 10.0, 20.0]
+    assert rows([plan[1], plan[-1]]) == rows(plan[1:])
+    with pytest.raises(IndexError):
+        plan[3]
+    release[:] = 99.0  # the caller's map changed after planning: the plan is not
+    assert [p.start for p in plan] == [0.0, 10.0, 20.0]
+    assert bool(plan) and plan != [] and plan == list(plan)

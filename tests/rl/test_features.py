@@ -8,7 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from snficon.core.plan import PlannedJob, easy_plan, release_map
+from snficon.core.easy_plan import easy_plan
+from snficon.core.node_choice import StateGroups
+from snficon.core.plan import PlannedJob, release_map
 from snficon.core.view import Decisions, NodeState, RunningJob
 from snficon.rl.features import (
     ACTIONS,
@@ -88,7 +90,8 @@ class TestObserve:
     def test_plan_features_from_an_easy_plan(self):
         v = view([computing(HOUR), computing(2 * HOUR), sleeping(), sleeping()],
                  [job("j1", 2, HOUR), job("j2", 4, HOUR)], now=0)
-        plan = easy_plan(v.nodes, release_map(v.nodes, 0.0), list(v.queue), [HOUR, HOUR], 0.0)
+        groups = StateGroups.of(v.nodes)
+        plan = easy_plan(groups, release_map(groups, 0.0), list(v.queue), [HOUR, HOUR], 0.0)
         first = {}
         for planned in plan:
             for node in planned.nodes.tolist():
@@ -144,7 +147,8 @@ class TestObserve:
                          submit=now - rng.uniform(0, 1e6)) for i in range(rng.integers(0, 5))]
             v = view(nodes, queue, now=now)
             durations = [j.req_time_s for j in queue]
-            plan = easy_plan(v.nodes, release_map(v.nodes, now), queue, durations, now)
+            groups = StateGroups.of(v.nodes)
+            plan = easy_plan(groups, release_map(groups, now), queue, durations, now)
             obs = observe(v, plan)
             assert np.isfinite(obs.nodes).all() and np.isfinite(obs.queue).all()
             assert obs.nodes.min() >= -1 and obs.nodes.max() <= CAP + 1e-6

@@ -13,18 +13,21 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snficon.core.plan import easy_gap_plan, easy_plan, release_map, sequential_plan, wake_times
+from snficon.core.easy_plan import easy_gap_plan, easy_plan
+from snficon.core.node_choice import StateGroups
+from snficon.core.plan import release_map, sequential_plan, wake_times
 
 from .conftest import computing, idle, job, sleeping, switching_on, table
-from .test_plan import node_strategy, reference_choice
+from .test_node_choice import node_strategy, reference_choice
 
 
 def plans(nodes, jobs, now=0.0):
     """Both FCFS/EASY plans as {job id: (start, nodes)}."""
-    release = release_map(nodes, now)
+    groups = StateGroups.of(nodes)
+    release = release_map(groups, now)
     durations = [j.req_time_s for j in jobs]
     return tuple({p.job.job_id: (p.start, p.nodes.tolist()) for p in planner(
-        nodes, release, jobs, durations, now)} for planner in (easy_gap_plan, easy_plan))
+        groups, release, jobs, durations, now)} for planner in (easy_gap_plan, easy_plan))
 
 
 def test_later_job_is_planned_in_a_hole_on_a_node_woken_for_it():
@@ -44,8 +47,8 @@ def test_later_job_is_planned_in_a_hole_on_a_node_woken_for_it():
     gaps, head = plans(nodes, jobs)
     assert gaps == {"h": (20.0, [0, 1]), "j3": (30.0, [4]), "j2": (200.0, [2, 3, 4, 0])}
     assert head["j3"] == (200.0, [1])
-    release = release_map(nodes, 0.0)
-    plan = easy_gap_plan(nodes, release, jobs, [100.0, 50.0, 10.0], 0.0)
+    release = release_map(StateGroups.of(nodes), 0.0)
+    plan = easy_gap_plan(StateGroups.of(nodes), release, jobs, [100.0, 50.0, 10.0], 0.0)
     assert [p.job.job_id for p in plan] == ["h", "j2", "j3"]  # FCFS order, head first
     assert wake_times(nodes, plan) == {4: 0.0}
 
@@ -71,7 +74,8 @@ def test_job_whose_slot_was_taken_slides_to_the_next_hole():
     """
     nodes = table([idle(0.0), idle(0.0), sleeping(), idle(0.0)])
     jobs = [job("j0", 3, 70.0), job("j1", 2, 30.0), job("j2", 1, 50.0), job("j3", 1, 40.0)]
-    seed = sequential_plan(nodes, release_map(nodes, 0.0), jobs, [70.0, 30.0, 50.0, 40.0], 0.0)
+    groups = StateGroups.of(nodes)
+    seed = sequential_plan(groups, release_map(groups, 0.0), jobs, [70.0, 30.0, 50.0, 40.0], 0.0)
     assert [(p.start, p.nodes.tolist()) for p in seed] == [
         (0.0, [0, 1, 3]), (70.0, [0, 1]), (70.0, [3]), (70.0, [2])]
     gaps, _ = plans(nodes, jobs)
@@ -96,7 +100,7 @@ def reference_gap_plan(nodes, release, jobs, durations, now):
     """The hole-filling plan written with per-node lists of intervals, as an independent
     check: returns [(job id, start, nodes)] in placement order."""
     eps = 1e-9
-    seed = sequential_plan(nodes, release, jobs, durations, now)
+    seed = sequential_plan(StateGroups.of(nodes), release, jobs, durations, now)
     busy = [[(now, r)] if r > now else [] for r in release.tolist()]
     finishes = {now} | {r for r in release.tolist() if math.isfinite(r)}
 
@@ -147,7 +151,7 @@ def gap_case(specs, jobs, now):
     (nodes, duration) with their durations."""
     nodes = table(specs)
     queue = [job(f"j{i}", res, 1.0) for i, (res, _) in enumerate(jobs)]
-    return nodes, release_map(nodes, now), queue, [d for _, d in jobs]
+    return nodes, release_map(StateGroups.of(nodes), now), queue, [d for _, d in jobs]
 
 
 @settings(deadline=None, derandomize=True, database=None, max_examples=200)
@@ -160,7 +164,7 @@ def test_gap_plan_matches_the_reference_and_never_overlaps(specs, jobs):
     its Definition 6 start."""
     now = 50.0
     nodes, release, queue, durations = gap_case(specs, jobs, now)
-    plan = easy_gap_plan(nodes, release, queue, durations, now)
+    plan = easy_gap_plan(StateGroups.of(nodes), release, queue, durations, now)
     expected = reference_gap_plan(nodes, release, queue, durations, now)
     assert [(p.job.job_id, p.start, sorted(p.nodes.tolist())) for p in plan] == expected
     uses: dict[int, list[tuple[float, float]]] = {}
@@ -173,77 +177,7 @@ def test_gap_plan_matches_the_reference_and_never_overlaps(specs, jobs):
     for spans in uses.values():
         spans.sort()
         assert all(a[1] <= b[0] + 1e-9 for a, b in zip(spans, spans[1:], strict=False))
-    seed = sequential_plan(nodes, release, queue, durations, now)
+    seed = sequential_plan(StateGroups.of(nodes), release, queue, durations, now)
     if seed:
         first = next(p for p in plan if p.job.job_id == queue[0].job_id)
         assert (first.start, first.nodes.tolist()) == (seed[0].start, seed[0].nodes.tolist())
-
-
-@settings(deadline=None, derandomize=True, database=None, max_examples=200)
-@given(specs=st.lists(node_strategy, min_size=2, max_size=8),
-       jobs=st.lists(st.tuples(st.integers(1, 4), st.sampled_from([5.0, 40.0, 300.0])),
-                     min_size=2, max_size=12))
-def test_skipping_holes_ruled_out_by_an_earlier_search_changes_nothing(specs, jobs):
-    """The hole search skips the times an earlier search of no more nodes and no longer
-    duration ruled out (``_Cleared``): the plan is the one that tries every time."""
-    from snficon.core import plan as module
-
-    now = 50.0
-    nodes, release, queue, durations = gap_case(specs, jobs, now)
-    plan = easy_gap_plan(nodes, release, queue, durations, now)
-
-    class Forgetful(module._Cleared):
-        def below(self, count, duration):
-            return -math.inf
-
-    remembering, module._Cleared = module._Cleared, Forgetful
-    try:
-        expected = easy_gap_plan(nodes, release, queue, durations, now)
-    finally:
-        module._Cleared = remembering
-    assert [(p.job.job_id, p.start, p.nodes.tolist()) for p in plan] == [
-        (p.job.job_id, p.start, p.nodes.tolist()) for p in expected]
-
-
-@settings(deadline=None, derandomize=True, database=None, max_examples=300)
-@given(release=st.lists(st.sampled_from([45.0, 50.0, 50.0, 60.0, 90.0, math.inf]), min_size=1,
-                        max_size=3),
-       bookings=st.lists(st.tuples(st.sets(st.integers(0, 2), min_size=1, max_size=3),
-                                   st.sampled_from([50.0, 60.0, 70.0, 90.0, 90.0 + 1e-10]),
-                                   st.sampled_from([5.0, 10.0, 20.0, 40.0])), max_size=5),
-       ask=st.tuples(st.sets(st.integers(0, 2), min_size=1, max_size=3),
-                     st.sampled_from([50.0, 55.0, 60.0, 70.0, 80.0, 90.0]),
-                     st.sampled_from([1.0, 10.0, 15.0, 30.0, 100.0])))
-def test_timeline_free_over_is_the_per_node_rule(release, bookings, ask):
-    """Whether nodes are free over [start, end) on a timeline, against the rule written
-    per node and per booking (the hole rule of the reference above); the timeline's
-    candidate times are the finite releases and now, each once."""
-    from snficon.core.plan import GAP_EPS_S, _Timeline
-
-    now, size = 50.0, len(release)
-    timeline = _Timeline(np.array(release), now)
-    finite = [r for r in release if math.isfinite(r)]
-    assert timeline.sorted_release == sorted(finite)
-    assert timeline.candidate_times() == sorted(set(finite) | {now})
-    busy: list[list[tuple[float, float]]] = [[] for _ in range(size)]
-    for members, start, length in bookings:
-        ids = sorted(i for i in members if i < size)
-        if ids:
-            timeline.book(np.array(ids), start, start + length)
-            for i in ids:
-                busy[i].append((start, start + length))
-    members, start, length = ask
-    ids = sorted(i for i in members if i < size)
-    if not ids:
-        return
-
-    def free(i: int) -> bool:
-        if release[i] > start:
-            return False
-        return not any(s <= start < e or (start < s and (s - start <= GAP_EPS_S
-                                                         or s - start + GAP_EPS_S < length))
-                       for s, e in busy[i])
-
-    expected = all(free(i) for i in ids)
-    assert timeline.free_over(np.array(ids), start, start + length) == expected
-    assert (not timeline.blocked(start, length)[ids].any()) == expected
