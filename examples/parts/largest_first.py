@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from snficon.core.node_choice import StateGroups
 from snficon.core.parts import Dispatched
 from snficon.core.plan import PlannedJob, sequential_plan
-from snficon.core.view import ClusterView, JobStart, NodeState, NodeTable, QueuedJob
+from snficon.core.view import ClusterView, JobStart, NodeState, QueuedJob
 
 
 class LargestFirst:
@@ -44,8 +45,9 @@ class LargestFirst:
             starts.append(JobStart(job.job_id, tuple(chosen.tolist())))
         after = dataclasses.replace(nodes, state=state, release_req_s=release_req,
                                     idle_since_s=idle_since)
-        return Dispatched(starts=starts, nodes=after, waiting=queue[len(starts):])
+        return Dispatched(starts=starts, nodes=after, groups=StateGroups.of(after),
+                          waiting=queue[len(starts):])
 
-    def plan(self, nodes: NodeTable, release: np.ndarray, jobs: Sequence[QueuedJob],
+    def plan(self, groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],
              durations: Sequence[float], now: float) -> Sequence[PlannedJob]:
-        return sequential_plan(nodes, release, jobs, durations, now)
+        return sequential_plan(groups, release, jobs, durations, now)

@@ -56,9 +56,9 @@ class WarmTimeout:
             if len(later):
                 call_at = [float(later.min())]
         durations = [job.req_time_s for job in dispatched.waiting]
-        release = release_map(nodes, now)
+        release = release_map(dispatched.groups, now)
         release[wake] = now + nodes.t_on_s[wake]
-        plan = order.plan(nodes, release, dispatched.waiting, durations, now)
+        plan = order.plan(dispatched.groups, release, dispatched.waiting, durations, now)
         decisions = Decisions(starts=list(dispatched.starts), switch_on=wake.tolist(),
                               switch_off=switch_off, call_at=call_at)
         return PowerOutcome(decisions, plan, release, durations)
