@@ -38,110 +38,12 @@ import numpy as np
 
 from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
+from snficon.core.event_horizon import capped_horizon, event_rates, expected_unfinished
 from snficon.core.params import IconParams
-from snficon.core.plan import state_groups
 from snficon.core.view import NodeTable
 
 #: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).
 EnergyWeight = Callable[[float, float], float]
-
-
-def capped_horizon(rate, cap):
-    r"""Expected event horizon capped at the timeout (paper, Lemma 1, eq. 25).
-
-    .. math:: H = E[\min(T, H_c)] = \frac{1 - e^{-\hat\lambda_E H_c}}{\hat\lambda_E},
-              \qquad T \sim \mathrm{Exp}(\hat\lambda_E)
-
-    ``rate`` is the rate of the next arrival or completion (1/s); ``cap`` is H_c (s).
-    As rate -> 0 it returns ``cap`` (also at rate = 0). Scalars give a float (computed
-    on floats: the same double as the array formula, without its per-call cost).
-    """
-    if isinstance(rate, float | int) and isinstance(cap, float | int):
-        rate, cap = float(rate), float(cap)
-        x = rate * cap
-        return cap * -float(np.expm1(-x)) / x if x > 0.0 else cap
-    rate, cap = np.asarray(rate, dtype=float), np.asarray(cap, dtype=float)
-    x = rate * cap
-    with np.errstate(invalid="ignore", divide="ignore"):
-        h = np.where(x > 0.0, cap * (-np.expm1(-x)) / np.where(x > 0.0, x, 1.0), cap)
-    return float(h) if h.ndim == 0 else h
-
-
-def expected_unfinished(d, rate):
-    r"""Expected transition time still remaining at the next event (Lemma 2, eq. 59).
-
-    .. math:: \phi(d; \hat\lambda_E) = E\big[(d - T)^+\big]
-              = d - \frac{1 - e^{-\hat\lambda_E d}}{\hat\lambda_E},
-              \qquad T \sim \mathrm{Exp}(\hat\lambda_E)
-
-    ``d`` >= 0 is the remaining transition time (s). Computed as
-    d (x - 1 + e^{-x}) / x with x = rate d (series below 1e-3); rate = 0 gives 0 (no
-    event comes), rate -> inf gives d. Scalars give a float. A scalar rate and at most
-    :data:`_FEW` times are computed one float at a time (:func:`_unfinished_one`, the
-    same doubles), a whole array's numpy calls costing more than a few floats.
-    """
-    if isinstance(rate, float | int):
-        if isinstance(d, float | int):
-            return _unfinished_one(float(d), float(rate))
-        if isinstance(d, np.ndarray) and d.ndim == 1 and len(d) <= _FEW:
-            rate = float(rate)
-            return np.array([_unfinished_one(v, rate) for v in d.astype(float).tolist()])
-    d, rate = np.asarray(d, dtype=float), np.asarray(rate, dtype=float)
-    x = rate * d
-    series = x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0)))
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        closed = (x + np.expm1(-x)) / np.where(x > 0.0, x, 1.0)
-        phi = d * np.where(x < 1e-3, series, closed)
-    phi = np.where(d > 0.0, phi, 0.0)
-    return float(phi) if phi.ndim == 0 else phi
-
-
-#: Up to this many times, :func:`expected_unfinished` works on floats.
-_FEW = 16
-
-
-def _unfinished_one(d: float, rate: float) -> float:
-    """:func:`expected_unfinished` of one time ``d`` at ``rate``, written on floats: the
-    same operations in the same order (numpy's expm1), so the same double."""
-    if not d > 0.0:
-        return 0.0
-    x = rate * d
-    if x < 1e-3:
-        return d * (x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0))))
-    return d * ((x + float(np.expm1(-x))) / (x if x > 0.0 else 1.0))
-
-
-def completion_rate(remaining_s, mu: float, n_act: int | None = None) -> float:
-    r"""Estimated completion-event rate (paper, eq. 20-22).
-
-    .. math:: J_{pred} = \{j : 0 < \hat R_j < \infty\}, \quad
-              d_C = \min_{j \in J_{pred}} \hat R_j, \quad
-              \hat\lambda_C = \begin{cases} 1/d_C & 0 < d_C < \infty \\
-              n_{act}\,\hat\mu & \text{otherwise} \end{cases}
-
-    ``remaining_s``: the predicted remaining runtimes of the active jobs (s, Appendix A);
-    ``mu``: the service rate (1/s); ``n_act``: the number of distinct active jobs,
-    ``len(remaining_s)`` by default. No active job gives 0.
-    """
-    remaining = np.asarray(remaining_s, dtype=float).ravel()
-    usable = remaining[(remaining > 0.0) & np.isfinite(remaining)]
-    if len(usable):
-        return 1.0 / float(usable.min())
-    n = len(remaining) if n_act is None else n_act
-    return n * float(mu)
-
-
-def event_rates(lam: float, lam_c: float) -> tuple[float, float]:
-    r"""Probability that the next event is an arrival, and the next-event rate (eq. 23).
-
-    .. math:: \hat\lambda_E = \hat\lambda + \hat\lambda_C, \qquad
-              \pi_A = \begin{cases} \hat\lambda / \hat\lambda_E & \hat\lambda_E > 0 \\
-              0 & \hat\lambda_E = 0 \end{cases}
-
-    Returns ``(pi_a, lam_e)``. With lam_e = 0, Lemma 1 gives H = H_c (SPEC 5).
-    """
-    lam_e = float(lam) + float(lam_c)
-    return (float(lam) / lam_e if lam_e > 0.0 else 0.0), lam_e
 
 
 @dataclass(frozen=True)
@@ -212,49 +114,6 @@ def _segment(p_first, d_first, p_after, h: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class NodeKinds:
-    """The platform's node kinds: nodes whose constants of the spare search are equal.
-
-    ``kind``: each node's kind (index into the other arrays); per kind, its switch-on and
-    switch-off durations ``t_on_s``/``t_off_s`` (0 for a kind that cannot sleep: its
-    transitions never happen), idle and sleep powers ``p_idle_w``/``p_sleep_w`` and
-    transition powers ``p_on_w``/``p_off_w``. A cost that depends on a node only through
-    these constants (Lemma 2's phi of a whole transition, eq. 36's energies over H) is
-    computed once per kind and read per node through ``kind``: one platform of 1152
-    identical nodes has one kind.
-    """
-
-    kind: np.ndarray
-    t_on_s: np.ndarray
-    t_off_s: np.ndarray
-    p_idle_w: np.ndarray
-    p_sleep_w: np.ndarray
-    p_on_w: np.ndarray
-    p_off_w: np.ndarray
-
-    @classmethod
-    def of(cls, columns: dict[str, np.ndarray], can_sleep: np.ndarray) -> NodeKinds:
-        """The kinds of the nodes whose per-node constants are ``columns`` (by field name);
-        two nodes are of one kind when every constant is the same double, bit for bit."""
-        stacked = np.ascontiguousarray(np.stack(
-            [np.asarray(columns[name], dtype=float) for name in _KIND_COLUMNS], axis=1))
-        bits = np.concatenate([stacked.view(np.uint64), can_sleep[:, None]], axis=1)
-        _, first, kind = np.unique(bits, axis=0, return_index=True, return_inverse=True)
-        sleeps = can_sleep[first]
-        values = {name: stacked[first, i] for i, name in enumerate(_KIND_COLUMNS)}
-        for name in ("t_on_s", "t_off_s"):
-            values[name] = np.where(sleeps, values[name], 0.0)
-        kinds = cls(kind=kind.reshape(-1).astype(np.int64), **values)
-        for name in cls.__dataclass_fields__:
-            getattr(kinds, name).setflags(write=False)
-        return kinds
-
-
-#: The per-node constants that make a node's kind (:class:`NodeKinds`).
-_KIND_COLUMNS = ("t_on_s", "t_off_s", "p_idle_w", "p_sleep_w", "p_on_w", "p_off_w")
-
-
-@dataclass(frozen=True)
 class SpareCosts:
     """Per-node constants of the spare search: they depend on the platform and on alpha, beta.
 
@@ -262,10 +121,9 @@ class SpareCosts:
     the powers of a transition (eq. 36; 0 for a node that cannot sleep); ``can_sleep``:
     finite transition times; ``wake_order``: every node by ascending alpha T_on + beta E_on,
     then id (the order sleeping nodes are woken in); ``keep_rank``: each node's rank by
-    ascending idle power, then id (the order optional idle nodes are kept in); ``kinds``:
-    the nodes grouped by equal constants (:class:`NodeKinds`). Build it once per platform
-    with :meth:`of` and pass it to :func:`choose_spare_target` with node tables of that
-    platform (their power columns are the ones read here).
+    ascending idle power, then id (the order optional idle nodes are kept in). Build it
+    once per run with :meth:`of` and pass it to :func:`choose_spare_target` with node
+    tables of that platform (their power columns are the ones read here).
     """
 
     p_sleep_w: np.ndarray
@@ -274,7 +132,6 @@ class SpareCosts:
     can_sleep: np.ndarray
     wake_order: np.ndarray
     keep_rank: np.ndarray
-    kinds: NodeKinds
 
     @classmethod
     def of(cls, nodes: NodeTable, p_sleep_w, params: IconParams) -> SpareCosts:
@@ -290,23 +147,11 @@ class SpareCosts:
         p_sleep = np.array(p_sleep_w, dtype=float)
         keep_rank = np.empty(nodes.size, dtype=np.int64)
         keep_rank[np.lexsort((ids, nodes.p_idle_w))] = ids
-        kinds = NodeKinds.of({"t_on_s": nodes.t_on_s, "t_off_s": nodes.t_off_s,
-                              "p_idle_w": nodes.p_idle_w, "p_sleep_w": p_sleep,
-                              "p_on_w": p_on, "p_off_w": p_off}, can_sleep)
         costs = cls(p_sleep_w=p_sleep, p_on_w=p_on, p_off_w=p_off, can_sleep=can_sleep,
-                    wake_order=np.lexsort((ids, wake_key)), keep_rank=keep_rank, kinds=kinds)
+                    wake_order=np.lexsort((ids, wake_key)), keep_rank=keep_rank)
         for array in (p_sleep, p_on, p_off, can_sleep, costs.wake_order, keep_rank):
             array.setflags(write=False)
         return costs
-
-    @classmethod
-    def of_platform(cls, nodes: NodeTable, platform, params: IconParams) -> SpareCosts:
-        """``platform`` itself when it is already a :class:`SpareCosts`, else :meth:`of`."""
-        return platform if isinstance(platform, cls) else cls.of(nodes, platform, params)
-
-
-#: An empty list of node ids.
-_NO_NODES = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(eq=False)
@@ -331,25 +176,15 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
                exclude: Sequence[int]) -> _Partition:
     """Split the nodes into the roles of the spare search; ``exclude`` counts as computing.
 
-    Only the idle nodes' timers are read (eq. 24, 30); a state absent from the platform
-    costs no pass over the nodes.
+    Only the idle nodes' timers are read (eq. 24, 30).
     """
     state = nodes.state
     if len(exclude):
         state = state.copy()
         state[np.asarray(exclude, dtype=int)] = ns.COMPUTING
-        present = np.bincount(state, minlength=len(ns.NodeState)).tolist()
 
-        def in_state(code: int) -> np.ndarray:
-            return (state == code).nonzero()[0] if present[code] else _NO_NODES
-    else:  # the table's own groups (remembered by it)
-        groups = state_groups(nodes)
-        present = groups.counts
-        masks = (groups.computing, groups.idle, groups.switching_on, groups.switching_off,
-                 groups.sleeping)
-
-        def in_state(code: int) -> np.ndarray:
-            return masks[code].nonzero()[0] if present[code] else _NO_NODES
+    def in_state(code: int) -> np.ndarray:
+        return np.flatnonzero(state == code)
 
     idle = in_state(ns.IDLE)
     timer_end = nodes.idle_since_s[idle] + params.timeout
@@ -361,21 +196,19 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
     if len(optional) > 1:
         optional = optional[np.argsort(costs.keep_rank[optional])]
     wake_order = costs.wake_order
-    asleep = (wake_order[state[wake_order] == ns.SLEEPING] if present[ns.SLEEPING]
-              else _NO_NODES)
+    asleep = wake_order[state[wake_order] == ns.SLEEPING]
     return _Partition(
         up=in_state(ns.SWITCHING_ON), down=in_state(ns.SWITCHING_OFF), forced=idle[forced],
         expired=idle[expired], optional=optional, asleep=asleep,
         future_timer_s=timer_end[sleepable & future_mask(timer_end, now)] - now,
-        k=int(len(state) - present[ns.COMPUTING]))
+        k=int(np.count_nonzero(state != ns.COMPUTING)))
 
 
 def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c: float,
              params: IconParams, exclude: Sequence[int]) -> _Setting:
     """The node roles, H_c and H (eq. 23-25), and every delay and energy of the search.
 
-    Whole transitions (a switch-off now, a wake now) and the energies over H depend on a
-    node only through its kind (:class:`NodeKinds`): computed per kind, then read per node.
+    Delays (eq. 33, Lemma 2) and energies over H (eq. 36) are computed node by node.
     """
     part = _partition(nodes, costs, now, params, exclude)
     up, down, forced, expired = part.up, part.down, part.forced, part.expired
@@ -383,47 +216,41 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
 
     # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
     future = part.future_timer_s
-    h_cap = (min(params.h_max, float(np.minimum.reduce(future))) if len(future)
-             else params.h_max)
+    h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
     pi_a, lam_e = event_rates(lam, lam_c)
     h = capped_horizon(lam_e, h_cap)
 
-    kinds = costs.kinds
-    # what is left of the transitions in flight (none, usually: no array operation then)
-    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0) if len(up) else _NO_TIME
-    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0) if len(down) else _NO_TIME
-    # Lemma 2 for every unfinished transition and every kind's whole ones, in one pass.
-    phi = expected_unfinished(np.concatenate([a_up, b_down, kinds.t_off_s, kinds.t_on_s]),
-                              lam_e)
-    n_up, n_down, n_kinds = len(up), len(down), len(kinds.t_on_s)
+    t_on, t_off, p_idle = nodes.t_on_s, nodes.t_off_s, nodes.p_idle_w
+    p_sleep, p_on, p_off = costs.p_sleep_w, costs.p_on_w, costs.p_off_w
+    # what is left of the transitions in flight
+    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
+    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
+    # Lemma 2 for the transitions in flight, the switch-offs and the wakes, in one pass
+    switched_off = np.concatenate([expired, optional])
+    phi = expected_unfinished(np.concatenate([a_up, b_down, t_off[switched_off],
+                                              t_on[asleep]]), lam_e)
+    n_up, n_down, n_off = len(up), len(down), len(switched_off)
     phi_up, phi_down = phi[:n_up], phi[n_up:n_up + n_down]
-    phi_off = phi[n_up + n_down:n_up + n_down + n_kinds]
-    phi_on = phi[n_up + n_down + n_kinds:]
-    # per kind: switched off now, then on (delay, eq. 33); energies over H (eq. 36)
-    off_on_d = phi_off + kinds.t_on_s
-    off_e = _segment(kinds.p_off_w, kinds.t_off_s, kinds.p_sleep_w, h)
-    on_e = _segment(kinds.p_on_w, kinds.t_on_s, kinds.p_idle_w, h)
-    idle_e, sleep_e = kinds.p_idle_w * h, kinds.p_sleep_w * h
-
-    kind = kinds.kind
-    k_expired, k_optional, k_asleep = kind[expired], kind[optional], kind[asleep]
-    t_on = nodes.t_on_s
+    # switched off now, then on (delay, eq. 33)
+    off_on_d = phi[n_up + n_down:n_up + n_down + n_off] + t_on[switched_off]
+    n_expired = len(expired)
     fixed_d = np.concatenate([
         phi_up,                                                    # U: Lemma 2
         np.zeros(len(forced)),                                     # I_f: warm
         phi_down + t_on[down],                                     # D: off, then on
-        off_on_d[k_expired]])                                      # I_e: off now
+        off_on_d[:n_expired]])                                     # I_e: off now
     fixed_e = np.concatenate([
-        _segment(costs.p_on_w[up], a_up, nodes.p_idle_w[up], h) if n_up else _NO_TIME,
-        idle_e[kind[forced]],
-        (_segment(costs.p_off_w[down], b_down, costs.p_sleep_w[down], h) if n_down
-         else _NO_TIME),
-        off_e[k_expired]])
+        _segment(p_on[up], a_up, p_idle[up], h),
+        p_idle[forced] * h,
+        _segment(p_off[down], b_down, p_sleep[down], h),
+        _segment(p_off[expired], t_off[expired], p_sleep[expired], h)])
     order = np.concatenate([optional, asleep])
-    cold_d = np.concatenate([off_on_d[k_optional], t_on[asleep]])
-    warm_d = np.concatenate([np.zeros(len(optional)), phi_on[k_asleep]])
-    cold_e = np.concatenate([off_e[k_optional], sleep_e[k_asleep]])
-    warm_e = np.concatenate([idle_e[k_optional], on_e[k_asleep]])
+    cold_d = np.concatenate([off_on_d[n_expired:], t_on[asleep]])
+    warm_d = np.concatenate([np.zeros(len(optional)), phi[n_up + n_down + n_off:]])
+    cold_e = np.concatenate([_segment(p_off[optional], t_off[optional], p_sleep[optional], h),
+                             p_sleep[asleep] * h])
+    warm_e = np.concatenate([p_idle[optional] * h,
+                             _segment(p_on[asleep], t_on[asleep], p_idle[asleep], h)])
 
     # eq. 29-31 (S_max None: the platform size)
     n_forced = n_up + len(forced)
@@ -436,10 +263,6 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
         fixed_d=fixed_d, fixed_e=fixed_e, cold_d=cold_d, warm_d=warm_d, cold_e=cold_e,
         warm_e=warm_e, n_forced=n_forced, m_min=x_min - n_forced, m_max=x_max - n_forced,
         k=part.k, h_cap=float(h_cap), horizon=float(h), pi_a=pi_a, lam_e=lam_e)
-
-
-#: An empty list of times or energies.
-_NO_TIME = np.zeros(0)
 
 
 def _pmf(pmf) -> np.ndarray:
@@ -520,30 +343,12 @@ def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray,
 _NO_STEP = np.zeros(1)
 
 
-def _lexicographic_first(keys: tuple[np.ndarray, ...]) -> int:
-    """The candidate that is smallest by ``keys[0]``, ties broken by the next keys (eq. 39's
-    lexicographic minimum; as ``np.lexsort(keys[::-1])[0]``, nan after every number). A
-    unique minimum of the first key is the answer without sorting."""
-    first = keys[0]
-    best = int(np.argmin(first))  # a nan, if any, comes first here
-    if first[best] == first[best] and np.count_nonzero(first == first[best]) == 1:
-        return best
-    return int(np.lexsort(keys[::-1])[0])
-
-
 def _ascending(*ids: np.ndarray) -> tuple[int, ...]:
-    """The node ids of ``ids`` together, ascending (up to :data:`_FEW_IDS` of them sorted
-    as Python ints, which costs less than numpy's calls)."""
-    if sum(len(part) for part in ids) > _FEW_IDS:
-        return tuple(np.sort(np.concatenate(ids)).tolist())
-    return tuple(sorted([i for part in ids for i in part.tolist()]))
+    """The node ids of ``ids`` together, ascending."""
+    return tuple(np.sort(np.concatenate(ids)).tolist())
 
 
-#: Up to this many ids, :func:`_ascending` sorts Python ints.
-_FEW_IDS = 64
-
-
-def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
+def choose_spare_target(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c: float,
                         pmf, params: IconParams, exclude: Sequence[int] = (),
                         energy_weight: EnergyWeight | None = None) -> SpareResult:
     r"""Choose the warm-spare target x* and its wakes and switch-offs (paper, IV-F to IV-H).
@@ -563,8 +368,8 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     Parameters
     ----------
     nodes : the node arrays.
-    p_sleep_w : sleep power (W, per node; not among the node arrays), or the platform's
-        :class:`SpareCosts` (built once per platform: each call then skips the sorts).
+    costs : the platform's :class:`SpareCosts` (sleep powers, transition powers, the wake
+        and keep orders), built once per run by the caller.
     now : the decision time (s).
     lam, lam_c : arrival rate and completion rate (eq. 22) (1/s).
     pmf : p_r for r = 1..len(pmf), the next job's requested nodes (eq. 19), capped to
@@ -576,19 +381,17 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
         the same for every candidate; None: J as the paper writes it (c = 1). E(x) stays
         in joules.
     """
-    s = _setting(nodes, SpareCosts.of_platform(nodes, p_sleep_w, params), now, lam, lam_c,
-                 params, exclude)
+    s = _setting(nodes, costs, now, lam, lam_c, params, exclude)
     p = _pmf(pmf)
     d_bar = _delay_path(s, _capped_weights(p, s.k)) if s.k else np.zeros(s.m_max - s.m_min + 1)
     w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)
     steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
-    add = np.add.reduce  # np.sum of a 1-d array without its wrapper: the same pairwise sum
-    base_e = float(add(s.fixed_e) + add(s.warm_e[:s.m_min]) + add(s.cold_e[s.m_min:]))
+    base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
     e = base_e + np.concatenate([_NO_STEP, np.cumsum(steps)])
     beta = params.beta if energy_weight is None else params.beta * energy_weight(now, s.horizon)
     j = params.alpha * w + beta * e
     xs = np.arange(s.m_min, s.m_max + 1) + s.n_forced
-    best = _lexicographic_first((j, w, e, xs))
+    best = int(np.lexsort((xs, e, w, j))[0])
     m = s.m_min + best
     n_opt = len(s.optional)
     kept = s.optional[:min(m, n_opt)]

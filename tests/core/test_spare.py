@@ -1,4 +1,4 @@
-"""Warm-spare target selection (paper IV-E to IV-H, eq. 20-39; SPEC 5 "Spare target").
+"""Warm-spare target selection (paper IV-F to IV-H, eq. 26-39; SPEC 5 "Spare target").
 
 Figures are the defaults of ``conftest`` unless a node says otherwise: idle power 100 W,
 T_on 30 s for E_on 4500 J (150 W), T_off 10 s for E_off 500 J (50 W); sleep power 10 W
@@ -12,14 +12,9 @@ import math
 import numpy as np
 import pytest
 
+from snficon.core.event_horizon import expected_unfinished
 from snficon.core.params import IconParams
-from snficon.core.spare import (
-    capped_horizon,
-    choose_spare_target,
-    completion_rate,
-    event_rates,
-    expected_unfinished,
-)
+from snficon.core.spare import SpareCosts, choose_spare_target
 
 from .conftest import computing, idle, sleeping, switching_off, switching_on, table
 
@@ -28,79 +23,10 @@ P_SLEEP = 10.0
 
 def choose(nodes, *, now=0.0, lam=0.0, lam_c=0.0, pmf=(1.0,), exclude=(), **options):
     """choose_spare_target on a hand-made node list, sleep power ``P_SLEEP`` everywhere."""
-    return choose_spare_target(table(nodes), np.full(len(nodes), P_SLEEP), now, lam, lam_c,
-                               np.asarray(pmf, dtype=float), IconParams(**options),
+    nodes, params = table(nodes), IconParams(**options)
+    return choose_spare_target(nodes, SpareCosts.of(nodes, np.full(nodes.size, P_SLEEP), params),
+                               now, lam, lam_c, np.asarray(pmf, dtype=float), params,
                                exclude=exclude)
-
-
-class TestCappedHorizon:
-    def test_value_and_limits(self):
-        # 100 (1 - e^-1) = 63.21205588285577 (eq. 25 with rate 1/100, H_c 100)
-        assert capped_horizon(0.01, 100.0) == pytest.approx(63.21205588285577, rel=1e-14)
-        assert capped_horizon(0.0, 100.0) == 100.0
-        assert capped_horizon(1e-18, 100.0) == pytest.approx(100.0, rel=1e-14)
-        assert capped_horizon(2.0, 0.0) == 0.0
-        assert capped_horizon(np.array([0.0, 0.01]), 100.0) == pytest.approx([100.0, 63.2120558])
-
-
-class TestExpectedUnfinished:
-    def test_value_and_limits(self):
-        # phi(d; 1/d) = d - d (1 - e^-1) = d / e (eq. 59)
-        assert expected_unfinished(100.0, 0.01) == pytest.approx(100.0 / math.e, rel=1e-14)
-        assert expected_unfinished(0.0, 0.5) == 0.0
-        assert expected_unfinished(30.0, 0.0) == 0.0
-        assert expected_unfinished(30.0, 1e12) == pytest.approx(30.0, rel=1e-9)
-        assert expected_unfinished(np.array([0.0, 100.0]), 0.01) == pytest.approx(
-            [0.0, 100.0 / math.e])
-
-
-#: Times and rates around the branches of eq. 25 and 59 (x = rate d against 0 and 1e-3).
-EDGE_TIMES = [0.0, -1.0, 1e-12, 1e-4, 0.5, 0.999, 1.0, 1.001, 10.0, 30.0, 3600.0, 1e9,
-              math.inf, math.nan]
-EDGE_RATES = [0.0, 1e-15, 1e-6, 1e-3, 1.0 / 3.0, 1.0, 7.0, 1e6, math.inf]
-
-
-def same_doubles(got, want) -> bool:
-    """Equal bit for bit (nan included)."""
-    return np.array_equal(np.asarray(got).view(np.uint64), np.asarray(want).view(np.uint64))
-
-
-class TestFloatPaths:
-    """Scalars and a few times are computed on floats: the same doubles as numpy."""
-
-    @pytest.mark.parametrize("rate", EDGE_RATES)
-    def test_expected_unfinished(self, rate):
-        many = np.array(EDGE_TIMES * 3)  # more than the float path takes
-        with np.errstate(invalid="ignore"):  # inf x 0 in the array formula
-            whole = expected_unfinished(many, np.asarray(rate))
-        assert same_doubles([expected_unfinished(d, rate) for d in EDGE_TIMES],
-                            whole[:len(EDGE_TIMES)])
-        few = np.array(EDGE_TIMES[:6])
-        assert same_doubles(expected_unfinished(few, rate), whole[:6])
-
-    @pytest.mark.parametrize("rate", EDGE_RATES)
-    def test_capped_horizon(self, rate):
-        caps = [c for c in EDGE_TIMES if not c < 0.0]
-        with np.errstate(invalid="ignore"):
-            whole = capped_horizon(np.asarray(rate), np.array(caps))
-        assert same_doubles([capped_horizon(rate, cap) for cap in caps], whole)
-
-
-class TestCompletionRate:
-    def test_nearest_usable_prediction(self):
-        # eq. 20-22: 0 and inf are not usable; min of (50, 20) = 20
-        assert completion_rate([50.0, 0.0, np.inf, 20.0], mu=0.5) == pytest.approx(1 / 20)
-
-    def test_aggregate_branch(self):
-        assert completion_rate([0.0, np.inf], mu=0.01) == pytest.approx(0.02)
-        assert completion_rate([0.0], mu=0.01, n_act=3) == pytest.approx(0.03)
-        assert completion_rate([], mu=0.01) == 0.0
-
-
-class TestEventRates:
-    def test_rates(self):
-        assert event_rates(0.01, 0.03) == pytest.approx((0.25, 0.04))
-        assert event_rates(0.0, 0.0) == (0.0, 0.0)
 
 
 class TestChooseSpareTarget:
@@ -150,8 +76,10 @@ class TestChooseSpareTarget:
         """All powers 100 W: waking changes no energy; lam = 0: W = 0 -> J, W, E tie."""
         flat = dict(e_on=3000.0, e_off=1000.0)
         nodes = [idle(0.0, **flat)] + [sleeping(**flat)] * 3
-        result = choose_spare_target(table(nodes), np.full(4, 100.0), 0.0, 0.0, 0.0,
-                                     np.array([0, 0, 0, 1.0]), IconParams())
+        nodes = table(nodes)
+        costs = SpareCosts.of(nodes, np.full(4, 100.0), IconParams())
+        result = choose_spare_target(nodes, costs, 0.0, 0.0, 0.0, np.array([0, 0, 0, 1.0]),
+                                     IconParams())
         assert result.candidates.tolist() == [1, 2, 3, 4]
         assert len(set(result.j_values.tolist())) == 1
         assert len(set(result.e_values.tolist())) == 1
@@ -210,175 +138,3 @@ class TestChooseSpareTarget:
     def test_negative_pmf_is_refused(self):
         with pytest.raises(ValueError, match="pmf"):
             choose([idle(0.0)], pmf=[-0.1, 1.1])
-
-
-def _delay_path_step_by_step(setting, q):
-    """d-bar(x) of the tail identity one moved delay at a time, on a sorted list."""
-    from bisect import bisect_left, bisect_right, insort
-
-    warm = np.arange(len(setting.order)) < setting.m_min
-    vals = sorted(np.concatenate([setting.fixed_d,
-                                  np.where(warm, setting.warm_d, setting.cold_d)]).tolist())
-    path = [float(np.dot(q[:setting.k], vals))]
-    for m in range(setting.m_min, setting.m_max):
-        a, b = float(setting.cold_d[m]), float(setting.warm_d[m])
-        change = 0.0
-        if b < a:
-            lo, hi = bisect_right(vals, b), bisect_left(vals, a)
-            if hi - lo > 64:
-                change = float(np.dot(q[lo:hi + 1], np.diff([b, *vals[lo:hi], a])))
-            else:
-                prev = b
-                for n in range(lo, hi):
-                    change += float(q[n]) * (vals[n] - prev)
-                    prev = vals[n]
-                change += float(q[hi]) * (a - prev)
-            del vals[hi]
-            insort(vals, b)
-        path.append(path[-1] - change)
-    return path
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_delay_path_of_runs_equals_the_step_by_step_sum_bit_for_bit(seed):
-    """Runs of equal moves (a homogeneous platform's sleeping nodes, with switches in
-    flight between T_on and its phi) give the very doubles of one move at a time."""
-    from snficon.core.spare import SpareCosts, _capped_weights, _delay_path, _setting
-
-    rng = np.random.default_rng(seed)
-    n = 600 if seed % 2 else 40
-    states = rng.choice(["idle", "sleeping", "on", "off", "computing"], size=n,
-                        p=[0.2, 0.5, 0.15, 0.05, 0.1])
-    now = 1000.0
-    built = []
-    for state in states:
-        if state == "idle":
-            built.append(idle(since=now - rng.uniform(0, 2000)))
-        elif state == "sleeping":
-            built.append(sleeping())
-        elif state == "on":
-            built.append(switching_on(end=now + rng.uniform(0, 20)))
-        elif state == "off":
-            built.append(switching_off(end=now + rng.uniform(0, 20)))
-        else:
-            built.append(computing(until=now + 100.0))
-    nodes = table(built)
-    params = IconParams(respect_timeout=bool(seed % 3), s_min=0)
-    costs = SpareCosts.of(nodes, np.full(n, 9.75), params)
-    setting = _setting(nodes, costs, now, 1e-3, 1e-3, params, ())
-    assert setting.m_max - setting.m_min > 10  # the case has runs to move
-    q = _capped_weights(rng.dirichlet(np.ones(12)), setting.k)
-    assert _delay_path(setting, q).tolist() == _delay_path_step_by_step(setting, q)
-
-
-def per_node_setting(nodes, costs, now, lam, lam_c, params, exclude):
-    """The search's delays and energies node by node, as eq. 33 and 36 read (no node kinds):
-    the reference :func:`_setting` must equal bit for bit."""
-    from snficon.core.clock import due_mask, future_mask
-    from snficon.core.view import NodeState
-
-    def ids(mask):
-        return np.flatnonzero(mask)
-
-    state = nodes.state
-    free = np.ones(nodes.size, dtype=bool)
-    free[np.asarray(exclude, dtype=int)] = False
-    idle = free & (state == NodeState.IDLE)
-    timer_end = nodes.idle_since_s + params.timeout
-    expired = ids(idle & costs.can_sleep & due_mask(timer_end, now))
-    rest = idle.copy()
-    rest[expired] = False
-    forced_mask = rest if params.respect_timeout else rest & ~costs.can_sleep
-    keep_order = np.lexsort((np.arange(nodes.size), nodes.p_idle_w))
-    optional = keep_order[(rest & ~forced_mask)[keep_order]]
-    asleep = costs.wake_order[(free & (state == NodeState.SLEEPING))[costs.wake_order]]
-    up = ids(free & (state == NodeState.SWITCHING_ON))
-    down = ids(free & (state == NodeState.SWITCHING_OFF))
-    future = timer_end[idle & costs.can_sleep & future_mask(timer_end, now)] - now
-    h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
-    _, lam_e = event_rates(lam, lam_c)
-    h = float(capped_horizon(np.asarray(lam_e), np.asarray(h_cap)))
-
-    def phi(d):
-        return expected_unfinished(np.asarray(d, dtype=float), np.asarray(lam_e))
-
-    def segment(p_first, d_first, p_after):
-        return p_first * np.minimum(d_first, h) + p_after * np.maximum(h - d_first, 0.0)
-
-    p_sleep, p_on, p_off = costs.p_sleep_w, costs.p_on_w, costs.p_off_w
-    t_on, t_off, p_idle = nodes.t_on_s, nodes.t_off_s, nodes.p_idle_w
-    forced = ids(forced_mask)
-    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
-    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
-    return {
-        "forced_idle": forced, "optional": optional, "asleep": asleep, "expired": expired,
-        "fixed_d": np.concatenate([phi(a_up), np.zeros(len(forced)), phi(b_down) + t_on[down],
-                                   phi(t_off[expired]) + t_on[expired]]),
-        "fixed_e": np.concatenate([segment(p_on[up], a_up, p_idle[up]), p_idle[forced] * h,
-                                   segment(p_off[down], b_down, p_sleep[down]),
-                                   segment(p_off[expired], t_off[expired], p_sleep[expired])]),
-        "cold_d": np.concatenate([phi(t_off[optional]) + t_on[optional], t_on[asleep]]),
-        "warm_d": np.concatenate([np.zeros(len(optional)), phi(t_on[asleep])]),
-        "cold_e": np.concatenate([segment(p_off[optional], t_off[optional], p_sleep[optional]),
-                                  p_sleep[asleep] * h]),
-        "warm_e": np.concatenate([p_idle[optional] * h,
-                                  segment(p_on[asleep], t_on[asleep], p_idle[asleep])]),
-        "k": int(np.sum(free & (state != NodeState.COMPUTING))), "h_cap": float(h_cap),
-        "horizon": h}
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_setting_by_node_kind_equals_the_node_by_node_costs(seed):
-    """Costs computed once per node kind and read per node are the doubles computed node by
-    node, on platforms of a few kinds (one unable to sleep), every state present."""
-    from snficon.core.spare import SpareCosts, _setting
-
-    rng = np.random.default_rng(100 + seed)
-    n = 300 if seed % 2 else 30
-    kinds = [{}, {"p_idle": 95.5, "t_on": 45.0, "e_on": 5000.0},
-             {"t_on": math.inf, "t_off": math.inf, "e_on": math.inf, "e_off": math.inf},
-             {"t_off": 3.25, "e_off": 120.0}]
-    now = 5000.0
-    built = []
-    for _ in range(n):
-        figures = kinds[rng.integers(len(kinds))]
-        state = rng.choice(["idle", "sleeping", "on", "off", "computing"])
-        if math.isinf(figures.get("t_on", 0.0)) and state in ("sleeping", "on", "off"):
-            state = "idle"  # a node that cannot sleep is awake
-        if state == "idle":
-            built.append(idle(since=now - rng.uniform(0, 3600), **figures))
-        elif state == "sleeping":
-            built.append(sleeping(**figures))
-        elif state == "on":
-            built.append(switching_on(end=now + rng.uniform(0, 40), **figures))
-        elif state == "off":
-            built.append(switching_off(end=now + rng.uniform(0, 10), **figures))
-        else:
-            built.append(computing(until=now + 100.0, **figures))
-    nodes = table(built)
-    params = IconParams(respect_timeout=bool(seed % 3), s_min=0)
-    p_sleep = rng.choice([9.75, 12.5], size=n)
-    costs = SpareCosts.of(nodes, p_sleep, params)
-    exclude = tuple(rng.choice(n, size=3, replace=False).tolist()) if seed % 4 == 1 else ()
-    lam, lam_c = [(1e-3, 2e-3), (0.0, 0.0), (0.5, 1e-6), (1e-9, 0.0)][seed % 4]
-    got = _setting(nodes, costs, now, lam, lam_c, params, exclude)
-    want = per_node_setting(nodes, costs, now, lam, lam_c, params, exclude)
-    assert len(costs.kinds.t_on_s) <= 2 * len(kinds)
-    for name, value in want.items():
-        assert same_doubles(getattr(got, name), value), name
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_lexicographic_first_is_the_first_of_lexsort(seed):
-    """eq. 39's lexicographic minimum without a sort equals np.lexsort's first, with ties
-    (0 and -0 included), nan and inf in the first keys."""
-    from snficon.core.spare import _lexicographic_first
-
-    rng = np.random.default_rng(seed)
-    for _ in range(200):
-        n = int(rng.integers(1, 12))
-        pool = [0.0, -0.0, 1.0, 2.0, math.inf, math.nan] if seed % 2 else [1.0, 2.0, 3.5]
-        keys = tuple(rng.choice(pool, size=n) for _ in range(3)) + (np.arange(n) + 4,)
-        if seed % 3 == 0:
-            keys = (rng.uniform(size=n),) + keys[1:]
-        assert _lexicographic_first(keys) == int(np.lexsort(keys[::-1])[0])
