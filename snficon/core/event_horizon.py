@@ -18,8 +18,14 @@ def capped_horizon(rate, cap):
               \qquad T \sim \mathrm{Exp}(\hat\lambda_E)
 
     ``rate`` is the rate of the next arrival or completion (1/s); ``cap`` is H_c (s).
-    As rate -> 0 it returns ``cap`` (also at rate = 0). Scalars give a float.
+    As rate -> 0 it returns ``cap`` (also at rate = 0). Scalars give a float, computed
+    on floats: the same operations in the same order (numpy's expm1), so the same
+    double as the array formula, without its per-call cost.
     """
+    if isinstance(rate, float | int) and isinstance(cap, float | int):
+        rate, cap = float(rate), float(cap)
+        x = rate * cap
+        return cap * -float(np.expm1(-x)) / x if x > 0.0 else cap
     rate, cap = np.asarray(rate, dtype=float), np.asarray(cap, dtype=float)
     x = rate * cap
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -37,7 +43,16 @@ def expected_unfinished(d, rate):
     ``d`` >= 0 is the remaining transition time (s). Computed as
     d (x - 1 + e^{-x}) / x with x = rate d (series below 1e-3); rate = 0 gives 0 (no
     event comes), rate -> inf gives d; d <= 0 (or nan) gives 0. Scalars give a float.
+    A scalar rate with a scalar or up to :data:`FEW_TIMES` times is computed one float
+    at a time (:func:`_unfinished_one`, the same doubles): the spare search asks for a
+    handful of times at each decision, where numpy's per-call cost dominates.
     """
+    if isinstance(rate, float | int):
+        if isinstance(d, float | int):
+            return _unfinished_one(float(d), float(rate))
+        if isinstance(d, np.ndarray) and d.ndim == 1 and len(d) <= FEW_TIMES:
+            rate = float(rate)
+            return np.array([_unfinished_one(v, rate) for v in d.astype(float).tolist()])
     d, rate = np.asarray(d, dtype=float), np.asarray(rate, dtype=float)
     x = rate * d
     series = x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0)))
@@ -46,6 +61,21 @@ def expected_unfinished(d, rate):
         phi = d * np.where(x < 1e-3, series, closed)
     phi = np.where(d > 0.0, phi, 0.0)
     return float(phi) if phi.ndim == 0 else phi
+
+
+#: Up to this many times, :func:`expected_unfinished` works on floats.
+FEW_TIMES = 16
+
+
+def _unfinished_one(d: float, rate: float) -> float:
+    """:func:`expected_unfinished` of one time ``d`` at ``rate``, written on floats: the
+    same operations in the same order (numpy's expm1), so the same double."""
+    if not d > 0.0:
+        return 0.0
+    x = rate * d
+    if x < 1e-3:
+        return d * (x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0))))
+    return d * ((x + float(np.expm1(-x))) / (x if x > 0.0 else 1.0))
 
 
 def completion_rate(remaining_s, mu: float, n_act: int | None = None) -> float:

@@ -1,10 +1,11 @@
-r"""Warm-spare target selection (paper, sections IV-E to IV-H, eq. 20-39, Lemmas 1-2).
+r"""Warm-spare target selection (paper, sections IV-E to IV-H, eq. 26-39).
 
 At a spare-planning point ICON chooses how many non-computing nodes to hold warm for
 the next job. Each candidate target x in {x_min, ..., x_max} (eq. 30-31) is scored by
 J(x) = alpha W(x) + beta E(x) (eq. 38), W the power-induced waiting (eq. 32-35), E the
 non-compute energy over the capped horizon H (eq. 24-25, 36-37); x* is the
-lexicographic minimum of (J, W, E, x) (eq. 39).
+lexicographic minimum of (J, W, E, x) (eq. 39). The event rates, H (Lemma 1) and the
+unfinished transition times (Lemma 2) come from :mod:`snficon.core.event_horizon`.
 
 Candidate construction (SPEC 5, "Spare target"): nodes switching on (U) and idle nodes
 that may not be switched off (I_f) stay warm; then optional idle nodes are kept
@@ -40,6 +41,7 @@ from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
 from snficon.core.event_horizon import capped_horizon, event_rates, expected_unfinished
 from snficon.core.params import IconParams
+from snficon.core.plan import state_groups
 from snficon.core.view import NodeTable
 
 #: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).
@@ -114,6 +116,49 @@ def _segment(p_first, d_first, p_after, h: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class NodeKinds:
+    """The platform's node kinds: nodes whose constants of the spare search are equal.
+
+    ``kind``: each node's kind (index into the other arrays); per kind, its switch-on and
+    switch-off durations ``t_on_s``/``t_off_s`` (0 for a kind that cannot sleep: its
+    transitions never happen), idle and sleep powers ``p_idle_w``/``p_sleep_w`` and
+    transition powers ``p_on_w``/``p_off_w``. A cost that depends on a node only through
+    these constants (Lemma 2's phi of a whole transition, eq. 36's energies over H) is
+    computed once per kind and read per node through ``kind``: one platform of 1152
+    identical nodes has one kind.
+    """
+
+    kind: np.ndarray
+    t_on_s: np.ndarray
+    t_off_s: np.ndarray
+    p_idle_w: np.ndarray
+    p_sleep_w: np.ndarray
+    p_on_w: np.ndarray
+    p_off_w: np.ndarray
+
+    @classmethod
+    def of(cls, columns: dict[str, np.ndarray], can_sleep: np.ndarray) -> NodeKinds:
+        """The kinds of the nodes whose per-node constants are ``columns`` (by field name);
+        two nodes are of one kind when every constant is the same double, bit for bit."""
+        stacked = np.ascontiguousarray(np.stack(
+            [np.asarray(columns[name], dtype=float) for name in _KIND_COLUMNS], axis=1))
+        bits = np.concatenate([stacked.view(np.uint64), can_sleep[:, None]], axis=1)
+        _, first, kind = np.unique(bits, axis=0, return_index=True, return_inverse=True)
+        sleeps = can_sleep[first]
+        values = {name: stacked[first, i] for i, name in enumerate(_KIND_COLUMNS)}
+        for name in ("t_on_s", "t_off_s"):
+            values[name] = np.where(sleeps, values[name], 0.0)
+        kinds = cls(kind=kind.reshape(-1).astype(np.int64), **values)
+        for name in cls.__dataclass_fields__:
+            getattr(kinds, name).setflags(write=False)
+        return kinds
+
+
+#: The per-node constants that make a node's kind (:class:`NodeKinds`).
+_KIND_COLUMNS = ("t_on_s", "t_off_s", "p_idle_w", "p_sleep_w", "p_on_w", "p_off_w")
+
+
+@dataclass(frozen=True)
 class SpareCosts:
     """Per-node constants of the spare search: they depend on the platform and on alpha, beta.
 
@@ -121,9 +166,10 @@ class SpareCosts:
     the powers of a transition (eq. 36; 0 for a node that cannot sleep); ``can_sleep``:
     finite transition times; ``wake_order``: every node by ascending alpha T_on + beta E_on,
     then id (the order sleeping nodes are woken in); ``keep_rank``: each node's rank by
-    ascending idle power, then id (the order optional idle nodes are kept in). Build it
-    once per run with :meth:`of` and pass it to :func:`choose_spare_target` with node
-    tables of that platform (their power columns are the ones read here).
+    ascending idle power, then id (the order optional idle nodes are kept in); ``kinds``:
+    the nodes grouped by equal constants (:class:`NodeKinds`). Build it once per run
+    with :meth:`of` and pass it to :func:`choose_spare_target` with node tables of that
+    platform (their power columns are the ones read here).
     """
 
     p_sleep_w: np.ndarray
@@ -132,6 +178,7 @@ class SpareCosts:
     can_sleep: np.ndarray
     wake_order: np.ndarray
     keep_rank: np.ndarray
+    kinds: NodeKinds
 
     @classmethod
     def of(cls, nodes: NodeTable, p_sleep_w, params: IconParams) -> SpareCosts:
@@ -147,11 +194,18 @@ class SpareCosts:
         p_sleep = np.array(p_sleep_w, dtype=float)
         keep_rank = np.empty(nodes.size, dtype=np.int64)
         keep_rank[np.lexsort((ids, nodes.p_idle_w))] = ids
+        kinds = NodeKinds.of({"t_on_s": nodes.t_on_s, "t_off_s": nodes.t_off_s,
+                              "p_idle_w": nodes.p_idle_w, "p_sleep_w": p_sleep,
+                              "p_on_w": p_on, "p_off_w": p_off}, can_sleep)
         costs = cls(p_sleep_w=p_sleep, p_on_w=p_on, p_off_w=p_off, can_sleep=can_sleep,
-                    wake_order=np.lexsort((ids, wake_key)), keep_rank=keep_rank)
+                    wake_order=np.lexsort((ids, wake_key)), keep_rank=keep_rank, kinds=kinds)
         for array in (p_sleep, p_on, p_off, can_sleep, costs.wake_order, keep_rank):
             array.setflags(write=False)
         return costs
+
+
+#: An empty list of node ids.
+_NO_NODES = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(eq=False)
@@ -176,15 +230,25 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
                exclude: Sequence[int]) -> _Partition:
     """Split the nodes into the roles of the spare search; ``exclude`` counts as computing.
 
-    Only the idle nodes' timers are read (eq. 24, 30).
+    Only the idle nodes' timers are read (eq. 24, 30); a state absent from the platform
+    costs no pass over the nodes.
     """
     state = nodes.state
     if len(exclude):
         state = state.copy()
         state[np.asarray(exclude, dtype=int)] = ns.COMPUTING
+        present = np.bincount(state, minlength=len(ns.NodeState)).tolist()
 
-    def in_state(code: int) -> np.ndarray:
-        return np.flatnonzero(state == code)
+        def in_state(code: int) -> np.ndarray:
+            return (state == code).nonzero()[0] if present[code] else _NO_NODES
+    else:  # the table's own groups (remembered by it)
+        groups = state_groups(nodes)
+        present = groups.counts
+        masks = (groups.computing, groups.idle, groups.switching_on, groups.switching_off,
+                 groups.sleeping)
+
+        def in_state(code: int) -> np.ndarray:
+            return masks[code].nonzero()[0] if present[code] else _NO_NODES
 
     idle = in_state(ns.IDLE)
     timer_end = nodes.idle_since_s[idle] + params.timeout
@@ -196,19 +260,21 @@ def _partition(nodes: NodeTable, costs: SpareCosts, now: float, params: IconPara
     if len(optional) > 1:
         optional = optional[np.argsort(costs.keep_rank[optional])]
     wake_order = costs.wake_order
-    asleep = wake_order[state[wake_order] == ns.SLEEPING]
+    asleep = (wake_order[state[wake_order] == ns.SLEEPING] if present[ns.SLEEPING]
+              else _NO_NODES)
     return _Partition(
         up=in_state(ns.SWITCHING_ON), down=in_state(ns.SWITCHING_OFF), forced=idle[forced],
         expired=idle[expired], optional=optional, asleep=asleep,
         future_timer_s=timer_end[sleepable & future_mask(timer_end, now)] - now,
-        k=int(np.count_nonzero(state != ns.COMPUTING)))
+        k=int(len(state) - present[ns.COMPUTING]))
 
 
 def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c: float,
              params: IconParams, exclude: Sequence[int]) -> _Setting:
     """The node roles, H_c and H (eq. 23-25), and every delay and energy of the search.
 
-    Delays (eq. 33, Lemma 2) and energies over H (eq. 36) are computed node by node.
+    Whole transitions (a switch-off now, a wake now) and the energies over H depend on a
+    node only through its kind (:class:`NodeKinds`): computed per kind, then read per node.
     """
     part = _partition(nodes, costs, now, params, exclude)
     up, down, forced, expired = part.up, part.down, part.forced, part.expired
@@ -216,41 +282,47 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
 
     # eq. 24: H_c = min(H_max, time to the earliest future idle timer); eq. 23, 25
     future = part.future_timer_s
-    h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
+    h_cap = (min(params.h_max, float(np.minimum.reduce(future))) if len(future)
+             else params.h_max)
     pi_a, lam_e = event_rates(lam, lam_c)
     h = capped_horizon(lam_e, h_cap)
 
-    t_on, t_off, p_idle = nodes.t_on_s, nodes.t_off_s, nodes.p_idle_w
-    p_sleep, p_on, p_off = costs.p_sleep_w, costs.p_on_w, costs.p_off_w
-    # what is left of the transitions in flight
-    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
-    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
-    # Lemma 2 for the transitions in flight, the switch-offs and the wakes, in one pass
-    switched_off = np.concatenate([expired, optional])
-    phi = expected_unfinished(np.concatenate([a_up, b_down, t_off[switched_off],
-                                              t_on[asleep]]), lam_e)
-    n_up, n_down, n_off = len(up), len(down), len(switched_off)
+    kinds = costs.kinds
+    # what is left of the transitions in flight (none, usually: no array operation then)
+    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0) if len(up) else _NO_TIME
+    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0) if len(down) else _NO_TIME
+    # Lemma 2 for every unfinished transition and every kind's whole ones, in one pass.
+    phi = expected_unfinished(np.concatenate([a_up, b_down, kinds.t_off_s, kinds.t_on_s]),
+                              lam_e)
+    n_up, n_down, n_kinds = len(up), len(down), len(kinds.t_on_s)
     phi_up, phi_down = phi[:n_up], phi[n_up:n_up + n_down]
-    # switched off now, then on (delay, eq. 33)
-    off_on_d = phi[n_up + n_down:n_up + n_down + n_off] + t_on[switched_off]
-    n_expired = len(expired)
+    phi_off = phi[n_up + n_down:n_up + n_down + n_kinds]
+    phi_on = phi[n_up + n_down + n_kinds:]
+    # per kind: switched off now, then on (delay, eq. 33); energies over H (eq. 36)
+    off_on_d = phi_off + kinds.t_on_s
+    off_e = _segment(kinds.p_off_w, kinds.t_off_s, kinds.p_sleep_w, h)
+    on_e = _segment(kinds.p_on_w, kinds.t_on_s, kinds.p_idle_w, h)
+    idle_e, sleep_e = kinds.p_idle_w * h, kinds.p_sleep_w * h
+
+    kind = kinds.kind
+    k_expired, k_optional, k_asleep = kind[expired], kind[optional], kind[asleep]
+    t_on = nodes.t_on_s
     fixed_d = np.concatenate([
         phi_up,                                                    # U: Lemma 2
         np.zeros(len(forced)),                                     # I_f: warm
         phi_down + t_on[down],                                     # D: off, then on
-        off_on_d[:n_expired]])                                     # I_e: off now
+        off_on_d[k_expired]])                                      # I_e: off now
     fixed_e = np.concatenate([
-        _segment(p_on[up], a_up, p_idle[up], h),
-        p_idle[forced] * h,
-        _segment(p_off[down], b_down, p_sleep[down], h),
-        _segment(p_off[expired], t_off[expired], p_sleep[expired], h)])
+        _segment(costs.p_on_w[up], a_up, nodes.p_idle_w[up], h) if n_up else _NO_TIME,
+        idle_e[kind[forced]],
+        (_segment(costs.p_off_w[down], b_down, costs.p_sleep_w[down], h) if n_down
+         else _NO_TIME),
+        off_e[k_expired]])
     order = np.concatenate([optional, asleep])
-    cold_d = np.concatenate([off_on_d[n_expired:], t_on[asleep]])
-    warm_d = np.concatenate([np.zeros(len(optional)), phi[n_up + n_down + n_off:]])
-    cold_e = np.concatenate([_segment(p_off[optional], t_off[optional], p_sleep[optional], h),
-                             p_sleep[asleep] * h])
-    warm_e = np.concatenate([p_idle[optional] * h,
-                             _segment(p_on[asleep], t_on[asleep], p_idle[asleep], h)])
+    cold_d = np.concatenate([off_on_d[k_optional], t_on[asleep]])
+    warm_d = np.concatenate([np.zeros(len(optional)), phi_on[k_asleep]])
+    cold_e = np.concatenate([off_e[k_optional], sleep_e[k_asleep]])
+    warm_e = np.concatenate([idle_e[k_optional], on_e[k_asleep]])
 
     # eq. 29-31 (S_max None: the platform size)
     n_forced = n_up + len(forced)
@@ -263,6 +335,10 @@ def _setting(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c:
         fixed_d=fixed_d, fixed_e=fixed_e, cold_d=cold_d, warm_d=warm_d, cold_e=cold_e,
         warm_e=warm_e, n_forced=n_forced, m_min=x_min - n_forced, m_max=x_max - n_forced,
         k=part.k, h_cap=float(h_cap), horizon=float(h), pi_a=pi_a, lam_e=lam_e)
+
+
+#: An empty list of times or energies.
+_NO_TIME = np.zeros(0)
 
 
 def _pmf(pmf) -> np.ndarray:
@@ -326,7 +402,9 @@ def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray,
                  steps: int) -> np.ndarray:
     """Drops of d-bar over ``steps`` moves of a delay from a down to b past ``between``,
     the ranks shifting by one per move: the k-th drop sums q[lo + k + i] x (the i-th gap
-    of b, between..., a) in order, as :func:`crossing_change` (used above 64 delays)."""
+    of b, between..., a) in order, left to right; above 64 delays between b and a each
+    drop is :func:`crossing_change` (numpy's dot product). The two sums round
+    differently and the recorded paper outputs were made with both, so both stay."""
     if hi - lo > 64:
         passed = between.tolist()
         return np.array([crossing_change(q, lo + k, hi + k, b, passed, a)

@@ -52,22 +52,26 @@ def same_doubles(got, want) -> bool:
 
 
 class TestScalarsAndArrays:
-    """A scalar gives the double of the same value in an array."""
+    """Scalars and up to 16 times are computed on floats: the doubles of the array formula
+    (more than 16 times)."""
 
     @pytest.mark.parametrize("rate", EDGE_RATES)
     def test_expected_unfinished(self, rate):
-        with np.errstate(invalid="ignore"):  # inf x 0 in the formula
-            whole = expected_unfinished(np.array(EDGE_TIMES), rate)
-            one_by_one = [expected_unfinished(d, rate) for d in EDGE_TIMES]
+        many = np.array(EDGE_TIMES * 3)  # more than the float path takes
+        with np.errstate(invalid="ignore"):  # inf x 0 in the array formula
+            whole = expected_unfinished(many, rate)
+        one_by_one = [expected_unfinished(d, rate) for d in EDGE_TIMES]
         assert all(isinstance(phi, float) for phi in one_by_one)
-        assert same_doubles(one_by_one, whole)
+        assert same_doubles(one_by_one, whole[:len(EDGE_TIMES)])
+        assert same_doubles(expected_unfinished(np.array(EDGE_TIMES), rate),
+                            whole[:len(EDGE_TIMES)])
 
     @pytest.mark.parametrize("rate", EDGE_RATES)
     def test_capped_horizon(self, rate):
         caps = [c for c in EDGE_TIMES if not c < 0.0]
         with np.errstate(invalid="ignore"):
-            whole = capped_horizon(rate, np.array(caps))
-            one_by_one = [capped_horizon(rate, cap) for cap in caps]
+            whole = capped_horizon(np.asarray(rate), np.array(caps))
+        one_by_one = [capped_horizon(rate, cap) for cap in caps]
         assert all(isinstance(h, float) for h in one_by_one)
         assert same_doubles(one_by_one, whole)
 

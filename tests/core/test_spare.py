@@ -12,7 +12,11 @@ import math
 import numpy as np
 import pytest
 
-from snficon.core.event_horizon import expected_unfinished
+from snficon.core.event_horizon import (
+    capped_horizon,
+    event_rates,
+    expected_unfinished,
+)
 from snficon.core.params import IconParams
 from snficon.core.spare import SpareCosts, choose_spare_target
 
@@ -138,3 +142,105 @@ class TestChooseSpareTarget:
     def test_negative_pmf_is_refused(self):
         with pytest.raises(ValueError, match="pmf"):
             choose([idle(0.0)], pmf=[-0.1, 1.1])
+
+
+def same_doubles(got, want) -> bool:
+    """Equal bit for bit (nan included)."""
+    return np.array_equal(np.asarray(got).view(np.uint64), np.asarray(want).view(np.uint64))
+
+
+def per_node_setting(nodes, costs, now, lam, lam_c, params, exclude):
+    """The search's delays and energies node by node, as eq. 33 and 36 read (no node kinds):
+    the reference :func:`_setting` must equal bit for bit."""
+    from snficon.core.clock import due_mask, future_mask
+    from snficon.core.view import NodeState
+
+    def ids(mask):
+        return np.flatnonzero(mask)
+
+    state = nodes.state
+    free = np.ones(nodes.size, dtype=bool)
+    free[np.asarray(exclude, dtype=int)] = False
+    idle = free & (state == NodeState.IDLE)
+    timer_end = nodes.idle_since_s + params.timeout
+    expired = ids(idle & costs.can_sleep & due_mask(timer_end, now))
+    rest = idle.copy()
+    rest[expired] = False
+    forced_mask = rest if params.respect_timeout else rest & ~costs.can_sleep
+    keep_order = np.lexsort((np.arange(nodes.size), nodes.p_idle_w))
+    optional = keep_order[(rest & ~forced_mask)[keep_order]]
+    asleep = costs.wake_order[(free & (state == NodeState.SLEEPING))[costs.wake_order]]
+    up = ids(free & (state == NodeState.SWITCHING_ON))
+    down = ids(free & (state == NodeState.SWITCHING_OFF))
+    future = timer_end[idle & costs.can_sleep & future_mask(timer_end, now)] - now
+    h_cap = min(params.h_max, float(future.min())) if len(future) else params.h_max
+    _, lam_e = event_rates(lam, lam_c)
+    h = float(capped_horizon(np.asarray(lam_e), np.asarray(h_cap)))
+
+    def phi(d):
+        return expected_unfinished(np.asarray(d, dtype=float), np.asarray(lam_e))
+
+    def segment(p_first, d_first, p_after):
+        return p_first * np.minimum(d_first, h) + p_after * np.maximum(h - d_first, 0.0)
+
+    p_sleep, p_on, p_off = costs.p_sleep_w, costs.p_on_w, costs.p_off_w
+    t_on, t_off, p_idle = nodes.t_on_s, nodes.t_off_s, nodes.p_idle_w
+    forced = ids(forced_mask)
+    a_up = np.maximum(nodes.transition_end_s[up] - now, 0.0)
+    b_down = np.maximum(nodes.transition_end_s[down] - now, 0.0)
+    return {
+        "forced_idle": forced, "optional": optional, "asleep": asleep, "expired": expired,
+        "fixed_d": np.concatenate([phi(a_up), np.zeros(len(forced)), phi(b_down) + t_on[down],
+                                   phi(t_off[expired]) + t_on[expired]]),
+        "fixed_e": np.concatenate([segment(p_on[up], a_up, p_idle[up]), p_idle[forced] * h,
+                                   segment(p_off[down], b_down, p_sleep[down]),
+                                   segment(p_off[expired], t_off[expired], p_sleep[expired])]),
+        "cold_d": np.concatenate([phi(t_off[optional]) + t_on[optional], t_on[asleep]]),
+        "warm_d": np.concatenate([np.zeros(len(optional)), phi(t_on[asleep])]),
+        "cold_e": np.concatenate([segment(p_off[optional], t_off[optional], p_sleep[optional]),
+                                  p_sleep[asleep] * h]),
+        "warm_e": np.concatenate([p_idle[optional] * h,
+                                  segment(p_on[asleep], t_on[asleep], p_idle[asleep])]),
+        "k": int(np.sum(free & (state != NodeState.COMPUTING))), "h_cap": float(h_cap),
+        "horizon": h}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_setting_by_node_kind_equals_the_node_by_node_costs(seed):
+    """Costs computed once per node kind and read per node are the doubles computed node by
+    node, on platforms of a few kinds (one unable to sleep), every state present."""
+    from snficon.core.spare import _setting
+
+    rng = np.random.default_rng(100 + seed)
+    n = 300 if seed % 2 else 30
+    kinds = [{}, {"p_idle": 95.5, "t_on": 45.0, "e_on": 5000.0},
+             {"t_on": math.inf, "t_off": math.inf, "e_on": math.inf, "e_off": math.inf},
+             {"t_off": 3.25, "e_off": 120.0}]
+    now = 5000.0
+    built = []
+    for _ in range(n):
+        figures = kinds[rng.integers(len(kinds))]
+        state = rng.choice(["idle", "sleeping", "on", "off", "computing"])
+        if math.isinf(figures.get("t_on", 0.0)) and state in ("sleeping", "on", "off"):
+            state = "idle"  # a node that cannot sleep is awake
+        if state == "idle":
+            built.append(idle(since=now - rng.uniform(0, 3600), **figures))
+        elif state == "sleeping":
+            built.append(sleeping(**figures))
+        elif state == "on":
+            built.append(switching_on(end=now + rng.uniform(0, 40), **figures))
+        elif state == "off":
+            built.append(switching_off(end=now + rng.uniform(0, 10), **figures))
+        else:
+            built.append(computing(until=now + 100.0, **figures))
+    nodes = table(built)
+    params = IconParams(respect_timeout=bool(seed % 3), s_min=0)
+    p_sleep = rng.choice([9.75, 12.5], size=n)
+    costs = SpareCosts.of(nodes, p_sleep, params)
+    exclude = tuple(rng.choice(n, size=3, replace=False).tolist()) if seed % 4 == 1 else ()
+    lam, lam_c = [(1e-3, 2e-3), (0.0, 0.0), (0.5, 1e-6), (1e-9, 0.0)][seed % 4]
+    got = _setting(nodes, costs, now, lam, lam_c, params, exclude)
+    want = per_node_setting(nodes, costs, now, lam, lam_c, params, exclude)
+    assert len(costs.kinds.t_on_s) <= 2 * len(kinds)
+    for name, value in want.items():
+        assert same_doubles(getattr(got, name), value), name
