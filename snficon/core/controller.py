@@ -23,6 +23,7 @@ from snficon.core import estimators as est
 from snficon.core import view as ns
 from snficon.core.diagnostics import Diagnostics, EstimatorState, SpareChoice
 from snficon.core.dispatch import SnfOrder
+from snficon.core.event_horizon import completion_rate
 from snficon.core.ipm import (
     decide_ipm,
     finish_calls,
@@ -41,7 +42,6 @@ from snficon.core.spare import (
     SpareCosts,
     SpareResult,
     choose_spare_target,
-    completion_rate,
 )
 from snficon.core.view import ClusterView, Decisions, JobStart
 
@@ -172,12 +172,11 @@ def spare_choice(spare: SpareResult) -> SpareChoice:
 
 
 def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
-               memory: IconMemory, params: IconParams,
-               p_sleep_w: np.ndarray | SpareCosts,
+               memory: IconMemory, params: IconParams, costs: SpareCosts,
                energy_weight: EnergyWeight | None = None) -> tuple[PowerOutcome, IconMemory]:
     """One invocation of SNF-ICON's controller after the dispatch (paper, Algorithm 1).
 
-    ``p_sleep_w``: the nodes' sleep power (W), or the platform's :class:`SpareCosts`;
+    ``costs``: the platform's constants of the spare search (:class:`SpareCosts`);
     ``energy_weight``: the carbon weight of J(x)'s energy term (None: the paper's J).
     """
     memory = observe(view, memory, params)
@@ -208,7 +207,7 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     choice = None
     if point and gate_open:
         lam_c = completion_rate(active.remaining_s, state.mu, len(active))
-        spare = choose_spare_target(nodes, p_sleep_w, now, state.lam, lam_c,
+        spare = choose_spare_target(nodes, costs, now, state.lam, lam_c,
                                     est.request_pmf(estimates), params,
                                     energy_weight=energy_weight, groups=groups)
         decisions.switch_on.extend(n for n in spare.wake if n not in decisions.switch_on)
@@ -234,12 +233,13 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
 
 
 def decide_icon(view: ClusterView, memory: IconMemory, params: IconParams,
-                p_sleep_w: np.ndarray | SpareCosts,
+                p_sleep_w: np.ndarray,
                 order: DispatchOrder | None = None) -> tuple[Decisions, IconMemory]:
     """One whole invocation of SNF-ICON (Algorithm 1): dispatch by ``order`` (SNF by
     default), then :func:`icon_power`."""
     order = SnfOrder() if order is None else order
-    outcome, memory = icon_power(view, order.dispatch(view), order, memory, params, p_sleep_w)
+    outcome, memory = icon_power(view, order.dispatch(view), order, memory, params,
+                                 SpareCosts.of(view.nodes, p_sleep_w, params))
     return outcome.decisions, memory
 
 

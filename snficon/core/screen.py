@@ -16,7 +16,6 @@ Points the paper leaves open, fixed as the authors' code (SPARS-ICON, ``snf_icon
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 from dataclasses import dataclass, field
@@ -80,52 +79,12 @@ def recent_window(times: np.ndarray, values: np.ndarray, now: float,
     return inside[len(inside) - min(len(inside), params.n_max):].copy()
 
 
-def _lag1(x: np.ndarray) -> float | None:
-    left, right = x[:-1], x[1:]
-    if len(left) < 2 or np.ptp(left) == 0.0 or np.ptp(right) == 0.0:
-        return None
-    dl, dr = left - left.mean(), right - right.mean()
-    rho = np.dot(dl, dr) / math.sqrt(np.dot(dl, dl) * np.dot(dr, dr))
-    return float(np.clip(rho, -1.0, 1.0))
-
-
-def ks_exponential(samples: np.ndarray, mean: float) -> float:
-    r"""Kolmogorov-Smirnov distance between the samples and Exp(mean) (eq. 10).
-
-    .. math:: D_n = \max_i \max\left(\frac{i}{n} - F(\xi_{(i)}),\;
-              F(\xi_{(i)}) - \frac{i-1}{n}\right), \quad F(x) = 1 - e^{-x/\bar\xi}
-
-    the statistic of ``scipy.stats.kstest`` against ``expon(scale=mean)``,
-    computed directly (the scipy call costs a frozen distribution per sample set).
-    """
-    x = np.sort(samples)
-    n = len(x)
-    cdf = -np.expm1(-x / mean)
-    ranks = np.arange(1, n + 1) / n
-    return float(max(np.max(ranks - cdf), np.max(cdf - (ranks - 1.0 / n))))
-
-
-#: Up to this many samples the statistics are computed with plain floats: the usual
-#: window holds a handful of samples, where numpy's per-call cost dominates.
+#: Up to this many samples the statistics are computed with plain floats and correctly
+#: rounded sums (``math.fsum``), above it with numpy's pairwise sums. The two round
+#: differently and the recorded paper outputs (decision logs) were made with both, so
+#: both stay; it is not a speed trick (numpy for every window ran the Markovian SNF-ICON
+#: case 8 % faster, with other last digits in its decision log).
 SMALL_SERIES = 48
-
-
-@functools.lru_cache(maxsize=64)
-def _ecdf_steps_small(n: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """The empirical CDF of n samples after and before each order statistic, as floats:
-    ``i / n`` for i = 1..n and i = 0..n-1 (eq. 10)."""
-    return tuple((i + 1) / n for i in range(n)), tuple(i / n for i in range(n))
-
-
-@functools.lru_cache(maxsize=64)
-def _ecdf_steps(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_ecdf_steps_small` as read-only arrays, computed as numpy does:
-    ``arange(1, n + 1) / n`` and that minus ``1.0 / n``."""
-    after = np.arange(1, n + 1) / n
-    before = after - 1.0 / n
-    after.setflags(write=False)
-    before.setflags(write=False)
-    return after, before
 
 
 def _statistics_small(x: list[float]) -> tuple[float, float | None, float | None, float | None]:
@@ -138,7 +97,8 @@ def _statistics_small(x: list[float]) -> tuple[float, float | None, float | None
     cv = math.sqrt(math.fsum([(v - mean) ** 2 for v in x]) / n) / mean
     expm1 = math.expm1
     cdf = [-expm1(-v / mean) for v in sorted(x)]
-    after, before = _ecdf_steps_small(n)
+    # the empirical CDF after and before each order statistic: i / n, i = 1..n and 0..n-1
+    after, before = [(i + 1) / n for i in range(n)], [i / n for i in range(n)]
     # the largest step of |F_n - F| (eq. 10); it is > 0 for any n >= 1 and mean > 0
     ks = max(0.0, max(map(operator.sub, after, cdf)), max(map(operator.sub, cdf, before)))
     return mean, cv, _lag1_small(x), ks
@@ -160,9 +120,9 @@ def _lag1_small(x: list[float]) -> float | None:
 def _statistics_large(x: np.ndarray) -> tuple[float, float | None, float | None, float | None]:
     """Mean, CV (eq. 5), lag-1 (eq. 8) and KS distance (eq. 10) of a long series.
 
-    The same floating-point operations as ``np.mean``, ``np.std``, :func:`_lag1` and
-    :func:`ks_exponential` (pairwise sums of ``np.add.reduce``, ``np.dot``), without
-    their wrappers: each array operation is done once.
+    Sums are numpy's (pairwise ``np.add.reduce``, ``np.dot``): the same doubles as
+    ``np.mean`` and ``np.std``; KS is the statistic of ``scipy.stats.kstest`` against
+    ``expon(scale=mean)``, computed directly.
     """
     n = len(x)
     add = np.add.reduce
@@ -175,14 +135,15 @@ def _statistics_large(x: np.ndarray) -> tuple[float, float | None, float | None,
     cv = math.sqrt(add(deviation * deviation) / n) / mean
     # cdf = -expm1(-x / mean): ranks - cdf = ranks + e, cdf - before = -(e + before)
     e = np.expm1(np.sort(x) / -mean)
-    after, before = _ecdf_steps(n)
+    after = np.arange(1, n + 1) / n  # the empirical CDF after and before each sample
+    before = after - 1.0 / n
     ks = float(max(np.maximum.reduce(after + e), -np.minimum.reduce(e + before)))
     return mean, cv, lag1, ks
 
 
 def _lag1_large(x: np.ndarray, n: int) -> float | None:
-    """:func:`_lag1` of ``x`` (n > 2 samples): a subsequence is constant when no
-    neighbour differs within it."""
+    """The lag-1 autocorrelation rho_1 of eq. 8 (None when undefined) of ``x`` (n > 2
+    samples): a lagged subsequence is constant when no neighbour differs within it."""
     changes = np.flatnonzero(x[1:] != x[:-1])  # i where x[i + 1] != x[i]
     if len(changes) < 2 and (len(changes) == 0 or int(changes[0]) in (0, n - 2)):
         return None  # x^- (no change before n - 2) or x^+ (none after 0) is constant
@@ -268,21 +229,61 @@ def _frozen(values: np.ndarray) -> np.ndarray:
     return array
 
 
+@dataclass(frozen=True)
+class RememberedScreen:
+    """A window's screen at one time, and the range of times it holds for.
+
+    ``result`` is the screen at every ``now`` whose window bounds select the same samples:
+    ``oldest_after < now - t_m <= oldest_upto`` (the same samples are at least ``t_m``
+    old) and ``now_from <= now < now_before`` (the same samples are not after ``now``).
+    """
+
+    result: ScreenResult
+    oldest_after: float
+    oldest_upto: float
+    now_from: float
+    now_before: float
+
+    def holds(self, now: float, t_m: float) -> bool:
+        """Whether :attr:`result` is the screen at ``now`` (window length ``t_m``)."""
+        return (self.now_from <= now < self.now_before
+                and self.oldest_after < now - t_m <= self.oldest_upto)
+
+
+def _screen_at(times: np.ndarray, values: np.ndarray, now: float,
+               params: IconParams) -> RememberedScreen:
+    """The screen of the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10),
+    with the range of ``now`` over which it holds."""
+    low = int(times.searchsorted(now - params.t_m, side="left"))
+    high = int(times.searchsorted(now, side="right"))
+    result = _screen_checked(values[max(low, high - params.n_max):high], params)
+    size = len(times)
+    return RememberedScreen(
+        result=result,
+        oldest_after=float(times[low - 1]) if low else -math.inf,
+        oldest_upto=float(times[low]) if low < size else math.inf,
+        now_from=float(times[high - 1]) if high else -math.inf,
+        now_before=float(times[high]) if high < size else math.inf)
+
+
 @dataclass(frozen=True, eq=False)
 class SeriesWindow:
     """One screened series kept in the controller's memory between invocations.
 
-    ``times`` (s, non-decreasing) and ``values`` (s) are read-only arrays. :meth:`append`
-    returns a new window holding at most ``capacity`` samples (``n_max``), none older
-    than ``horizon_s`` (``t_m``) before the newest: all a later window can use.
-    ``last_event_s`` is the previous arrival, for :meth:`append_interval`.
+    ``times`` (s, non-decreasing) and ``values`` (s) are read-only arrays; ``params``
+    bound the window (``n_max`` samples, ``t_m`` seconds) and its screen.
+    :meth:`append` returns a new window holding at most ``n_max`` samples, none older
+    than ``t_m`` before the newest: all a later window can use. ``last_event_s`` is
+    the previous arrival, for :meth:`append_interval`. ``remembered``: the screen at
+    the newest sample's time (set by :meth:`append`), which :meth:`screen` answers
+    with while no sample enters or leaves the window (None: not screened yet).
     """
 
     times: np.ndarray = field(default_factory=lambda: _frozen([]))
     values: np.ndarray = field(default_factory=lambda: _frozen([]))
-    capacity: int = IconParams.n_max
-    horizon_s: float = IconParams.t_m
+    params: IconParams = field(default_factory=IconParams)
     last_event_s: float | None = None
+    remembered: RememberedScreen | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "times", _frozen(self.times))
@@ -290,31 +291,18 @@ class SeriesWindow:
         if self.times.shape != self.values.shape or self.times.ndim != 1:
             raise ValueError(f"times {self.times.shape} and values {self.values.shape} "
                              "must be 1-d of equal length")
-        if self.capacity < 1:
-            raise ValueError(f"capacity must be >= 1, got {self.capacity}")
 
     @classmethod
     def empty(cls, params: IconParams) -> SeriesWindow:
         """An empty window bounded by ``params.n_max`` and ``params.t_m``."""
-        return cls(capacity=params.n_max, horizon_s=params.t_m)
+        return cls(params=params)
 
     def __len__(self) -> int:
         return len(self.values)
 
-    @classmethod
-    def _made(cls, times: np.ndarray, values: np.ndarray, capacity: int, horizon_s: float,
-              last_event_s: float | None) -> SeriesWindow:
-        """A window of arrays this class just built (new, 1-d, equal length): they are
-        frozen in place instead of copied and checked again."""
-        window = cls.__new__(cls)
-        times.setflags(write=False)
-        values.setflags(write=False)
-        window.__dict__.update(times=times, values=values, capacity=capacity,
-                               horizon_s=horizon_s, last_event_s=last_event_s)
-        return window
-
     def append(self, time: float, value: float) -> SeriesWindow:
-        """A new window with ``value`` (>= 0) timestamped ``time`` (>= the newest time)."""
+        """A new window with ``value`` (>= 0) timestamped ``time`` (>= the newest time),
+        screened at ``time``."""
         return self._appended(time, value, self.last_event_s)
 
     def _appended(self, time: float, value: float, last_event_s: float | None) -> SeriesWindow:
@@ -324,18 +312,15 @@ class SeriesWindow:
             raise ValueError(f"time {time} is before the newest sample {times[-1]}")
         if not (math.isfinite(value) and value >= 0.0):
             raise ValueError(f"a series value must be finite and >= 0, got {value!r}")
-        # times are non-decreasing: the samples horizon_s before the new one are a
-        # suffix; of those, the newest ``capacity`` (the new one included) stay.
-        first = int(times.searchsorted(time - self.horizon_s, side="left"))
-        first = max(first, size + 1 - self.capacity)
-        kept_times = np.empty(size - first + 1)
-        kept_values = np.empty(size - first + 1)
-        kept_times[:-1] = times[first:]
-        kept_values[:-1] = self.values[first:]
-        kept_times[-1] = time
-        kept_values[-1] = value
-        return self._made(kept_times, kept_values, self.capacity, self.horizon_s,
-                          last_event_s)
+        # times are non-decreasing: the samples t_m before the new one are a suffix;
+        # of those, the newest n_max (the new one included) stay.
+        params = self.params
+        first = int(times.searchsorted(time - params.t_m, side="left"))
+        first = max(first, size + 1 - params.n_max)
+        kept_times = np.append(times[first:], time)
+        kept_values = np.append(self.values[first:], value)
+        return SeriesWindow(kept_times, kept_values, params, last_event_s,
+                            _screen_at(kept_times, kept_values, time, params))
 
     def append_interval(self, time: float) -> SeriesWindow:
         """Record an event at ``time``: the gap since the previous one (none for the first).
@@ -345,53 +330,17 @@ class SeriesWindow:
         """
         previous = self.last_event_s
         if previous is None:
-            return self._made(self.times.copy(), self.values.copy(), self.capacity,
-                              self.horizon_s, time)
+            return SeriesWindow(self.times, self.values, self.params, time, self.remembered)
         return self._appended(time, time - previous, time)
 
     def screen(self, now: float, params: IconParams) -> ScreenResult:
         """Screen the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10).
 
-        The result is remembered with the range of ``now`` over which the window holds
-        the same samples (no sample enters or leaves it): invocations between two
-        samples that see the same window reuse it without searching the times again.
+        The :attr:`remembered` screen answers while it holds at ``now`` under the
+        window's own ``params``; otherwise the window's times are searched again.
         """
-        cached: _Screened | None = self.__dict__.get("_screened")
-        if cached is not None and cached.holds(now, params):
-            return cached.result
-        times = self.times
-        oldest = now - params.t_m
-        low = int(times.searchsorted(oldest, side="left"))
-        high = int(times.searchsorted(now, side="right"))
-        result = _screen_checked(self.values[max(low, high - params.n_max):high], params)
-        size = len(times)
-        self.__dict__["_screened"] = _Screened(
-            params=params, result=result,
-            oldest_after=float(times[low - 1]) if low else -math.inf,
-            oldest_upto=float(times[low]) if low < size else math.inf,
-            now_from=float(times[high - 1]) if high else -math.inf,
-            now_before=float(times[high]) if high < size else math.inf)
-        return result
-
-
-@dataclass(frozen=True)
-class _Screened:
-    """A window's remembered screen: ``result`` holds for every ``now`` whose window
-    bounds select the same samples, i.e. ``oldest_after < now - t_m <= oldest_upto``
-    (the same samples are at least ``t_m`` old) and ``now_from <= now < now_before``
-    (the same samples are not after ``now``), under the same ``params``."""
-
-    params: IconParams
-    result: ScreenResult
-    oldest_after: float
-    oldest_upto: float
-    now_from: float
-    now_before: float
-
-    def holds(self, now: float, params: IconParams) -> bool:
-        """Whether :attr:`result` is the screen at ``now`` under ``params``."""
-        if not (self.now_from <= now < self.now_before
-                and (params is self.params or params == self.params)):
-            return False
-        oldest = now - params.t_m
-        return self.oldest_after < oldest <= self.oldest_upto
+        remembered = self.remembered
+        if (remembered is not None and (params is self.params or params == self.params)
+                and remembered.holds(now, params.t_m)):
+            return remembered.result
+        return _screen_at(self.times, self.values, now, params).result

@@ -1,10 +1,11 @@
-r"""Warm-spare target selection (paper, sections IV-E to IV-H, eq. 20-39, Lemmas 1-2).
+r"""Warm-spare target selection (paper, sections IV-E to IV-H, eq. 26-39).
 
 At a spare-planning point ICON chooses how many non-computing nodes to hold warm for
 the next job. Each candidate target x in {x_min, ..., x_max} (eq. 30-31) is scored by
 J(x) = alpha W(x) + beta E(x) (eq. 38), W the power-induced waiting (eq. 32-35), E the
 non-compute energy over the capped horizon H (eq. 24-25, 36-37); x* is the
-lexicographic minimum of (J, W, E, x) (eq. 39).
+lexicographic minimum of (J, W, E, x) (eq. 39). The event rates, H (Lemma 1) and the
+unfinished transition times (Lemma 2) come from :mod:`snficon.core.event_horizon`.
 
 Candidate construction (SPEC 5, "Spare target"): nodes switching on (U) and idle nodes
 that may not be switched off (I_f) stay warm; then optional idle nodes are kept
@@ -38,110 +39,13 @@ import numpy as np
 
 from snficon.core import view as ns
 from snficon.core.clock import due_mask, future_mask
+from snficon.core.event_horizon import capped_horizon, event_rates, expected_unfinished
 from snficon.core.node_choice import StateGroups
 from snficon.core.params import IconParams
 from snficon.core.view import NodeTable
 
 #: The carbon weight of the energy term of J(x) at (now, H) (see :func:`choose_spare_target`).
 EnergyWeight = Callable[[float, float], float]
-
-
-def capped_horizon(rate, cap):
-    r"""Expected event horizon capped at the timeout (paper, Lemma 1, eq. 25).
-
-    .. math:: H = E[\min(T, H_c)] = \frac{1 - e^{-\hat\lambda_E H_c}}{\hat\lambda_E},
-              \qquad T \sim \mathrm{Exp}(\hat\lambda_E)
-
-    ``rate`` is the rate of the next arrival or completion (1/s); ``cap`` is H_c (s).
-    As rate -> 0 it returns ``cap`` (also at rate = 0). Scalars give a float (computed
-    on floats: the same double as the array formula, without its per-call cost).
-    """
-    if isinstance(rate, float | int) and isinstance(cap, float | int):
-        rate, cap = float(rate), float(cap)
-        x = rate * cap
-        return cap * -float(np.expm1(-x)) / x if x > 0.0 else cap
-    rate, cap = np.asarray(rate, dtype=float), np.asarray(cap, dtype=float)
-    x = rate * cap
-    with np.errstate(invalid="ignore", divide="ignore"):
-        h = np.where(x > 0.0, cap * (-np.expm1(-x)) / np.where(x > 0.0, x, 1.0), cap)
-    return float(h) if h.ndim == 0 else h
-
-
-def expected_unfinished(d, rate):
-    r"""Expected transition time still remaining at the next event (Lemma 2, eq. 59).
-
-    .. math:: \phi(d; \hat\lambda_E) = E\big[(d - T)^+\big]
-              = d - \frac{1 - e^{-\hat\lambda_E d}}{\hat\lambda_E},
-              \qquad T \sim \mathrm{Exp}(\hat\lambda_E)
-
-    ``d`` >= 0 is the remaining transition time (s). Computed as
-    d (x - 1 + e^{-x}) / x with x = rate d (series below 1e-3); rate = 0 gives 0 (no
-    event comes), rate -> inf gives d. Scalars give a float. A scalar rate and at most
-    :data:`_FEW` times are computed one float at a time (:func:`_unfinished_one`, the
-    same doubles), a whole array's numpy calls costing more than a few floats.
-    """
-    if isinstance(rate, float | int):
-        if isinstance(d, float | int):
-            return _unfinished_one(float(d), float(rate))
-        if isinstance(d, np.ndarray) and d.ndim == 1 and len(d) <= _FEW:
-            rate = float(rate)
-            return np.array([_unfinished_one(v, rate) for v in d.astype(float).tolist()])
-    d, rate = np.asarray(d, dtype=float), np.asarray(rate, dtype=float)
-    x = rate * d
-    series = x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0)))
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        closed = (x + np.expm1(-x)) / np.where(x > 0.0, x, 1.0)
-        phi = d * np.where(x < 1e-3, series, closed)
-    phi = np.where(d > 0.0, phi, 0.0)
-    return float(phi) if phi.ndim == 0 else phi
-
-
-#: Up to this many times, :func:`expected_unfinished` works on floats.
-_FEW = 16
-
-
-def _unfinished_one(d: float, rate: float) -> float:
-    """:func:`expected_unfinished` of one time ``d`` at ``rate``, written on floats: the
-    same operations in the same order (numpy's expm1), so the same double."""
-    if not d > 0.0:
-        return 0.0
-    x = rate * d
-    if x < 1e-3:
-        return d * (x * (0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0))))
-    return d * ((x + float(np.expm1(-x))) / (x if x > 0.0 else 1.0))
-
-
-def completion_rate(remaining_s, mu: float, n_act: int | None = None) -> float:
-    r"""Estimated completion-event rate (paper, eq. 20-22).
-
-    .. math:: J_{pred} = \{j : 0 < \hat R_j < \infty\}, \quad
-              d_C = \min_{j \in J_{pred}} \hat R_j, \quad
-              \hat\lambda_C = \begin{cases} 1/d_C & 0 < d_C < \infty \\
-              n_{act}\,\hat\mu & \text{otherwise} \end{cases}
-
-    ``remaining_s``: the predicted remaining runtimes of the active jobs (s, Appendix A);
-    ``mu``: the service rate (1/s); ``n_act``: the number of distinct active jobs,
-    ``len(remaining_s)`` by default. No active job gives 0.
-    """
-    remaining = np.asarray(remaining_s, dtype=float).ravel()
-    usable = remaining[(remaining > 0.0) & np.isfinite(remaining)]
-    if len(usable):
-        return 1.0 / float(usable.min())
-    n = len(remaining) if n_act is None else n_act
-    return n * float(mu)
-
-
-def event_rates(lam: float, lam_c: float) -> tuple[float, float]:
-    r"""Probability that the next event is an arrival, and the next-event rate (eq. 23).
-
-    .. math:: \hat\lambda_E = \hat\lambda + \hat\lambda_C, \qquad
-              \pi_A = \begin{cases} \hat\lambda / \hat\lambda_E & \hat\lambda_E > 0 \\
-              0 & \hat\lambda_E = 0 \end{cases}
-
-    Returns ``(pi_a, lam_e)``. With lam_e = 0, Lemma 1 gives H = H_c (SPEC 5).
-    """
-    lam_e = float(lam) + float(lam_c)
-    return (float(lam) / lam_e if lam_e > 0.0 else 0.0), lam_e
 
 
 @dataclass(frozen=True)
@@ -263,7 +167,7 @@ class SpareCosts:
     finite transition times; ``wake_order``: every node by ascending alpha T_on + beta E_on,
     then id (the order sleeping nodes are woken in); ``keep_rank``: each node's rank by
     ascending idle power, then id (the order optional idle nodes are kept in); ``kinds``:
-    the nodes grouped by equal constants (:class:`NodeKinds`). Build it once per platform
+    the nodes grouped by equal constants (:class:`NodeKinds`). Build it once per run
     with :meth:`of` and pass it to :func:`choose_spare_target` with node tables of that
     platform (their power columns are the ones read here).
     """
@@ -298,11 +202,6 @@ class SpareCosts:
         for array in (p_sleep, p_on, p_off, can_sleep, costs.wake_order, keep_rank):
             array.setflags(write=False)
         return costs
-
-    @classmethod
-    def of_platform(cls, nodes: NodeTable, platform, params: IconParams) -> SpareCosts:
-        """``platform`` itself when it is already a :class:`SpareCosts`, else :meth:`of`."""
-        return platform if isinstance(platform, cls) else cls.of(nodes, platform, params)
 
 
 #: An empty list of node ids.
@@ -504,7 +403,9 @@ def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray,
                  steps: int) -> np.ndarray:
     """Drops of d-bar over ``steps`` moves of a delay from a down to b past ``between``,
     the ranks shifting by one per move: the k-th drop sums q[lo + k + i] x (the i-th gap
-    of b, between..., a) in order, as :func:`crossing_change` (used above 64 delays)."""
+    of b, between..., a) in order, left to right; above 64 delays between b and a each
+    drop is :func:`crossing_change` (numpy's dot product). The two sums round
+    differently and the recorded paper outputs were made with both, so both stay."""
     if hi - lo > 64:
         passed = between.tolist()
         return np.array([crossing_change(q, lo + k, hi + k, b, passed, a)
@@ -521,30 +422,12 @@ def _run_changes(q: np.ndarray, lo: int, hi: int, b: float, between: np.ndarray,
 _NO_STEP = np.zeros(1)
 
 
-def _lexicographic_first(keys: tuple[np.ndarray, ...]) -> int:
-    """The candidate that is smallest by ``keys[0]``, ties broken by the next keys (eq. 39's
-    lexicographic minimum; as ``np.lexsort(keys[::-1])[0]``, nan after every number). A
-    unique minimum of the first key is the answer without sorting."""
-    first = keys[0]
-    best = int(np.argmin(first))  # a nan, if any, comes first here
-    if first[best] == first[best] and np.count_nonzero(first == first[best]) == 1:
-        return best
-    return int(np.lexsort(keys[::-1])[0])
-
-
 def _ascending(*ids: np.ndarray) -> tuple[int, ...]:
-    """The node ids of ``ids`` together, ascending (up to :data:`_FEW_IDS` of them sorted
-    as Python ints, which costs less than numpy's calls)."""
-    if sum(len(part) for part in ids) > _FEW_IDS:
-        return tuple(np.sort(np.concatenate(ids)).tolist())
-    return tuple(sorted([i for part in ids for i in part.tolist()]))
+    """The node ids of ``ids`` together, ascending."""
+    return tuple(np.sort(np.concatenate(ids)).tolist())
 
 
-#: Up to this many ids, :func:`_ascending` sorts Python ints.
-_FEW_IDS = 64
-
-
-def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam_c: float,
+def choose_spare_target(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c: float,
                         pmf, params: IconParams, exclude: Sequence[int] = (),
                         energy_weight: EnergyWeight | None = None,
                         groups: StateGroups | None = None) -> SpareResult:
@@ -565,8 +448,8 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
     Parameters
     ----------
     nodes : the node arrays.
-    p_sleep_w : sleep power (W, per node; not among the node arrays), or the platform's
-        :class:`SpareCosts` (built once per platform: each call then skips the sorts).
+    costs : the platform's :class:`SpareCosts` (sleep powers, transition powers, the wake
+        and keep orders), built once per run by the caller.
     now : the decision time (s).
     lam, lam_c : arrival rate and completion rate (eq. 22) (1/s).
     pmf : p_r for r = 1..len(pmf), the next job's requested nodes (eq. 19), capped to
@@ -580,19 +463,17 @@ def choose_spare_target(nodes: NodeTable, p_sleep_w, now: float, lam: float, lam
         the same for every candidate; None: J as the paper writes it (c = 1). E(x) stays
         in joules.
     """
-    s = _setting(nodes, SpareCosts.of_platform(nodes, p_sleep_w, params), now, lam, lam_c,
-                 params, exclude, groups)
+    s = _setting(nodes, costs, now, lam, lam_c, params, exclude, groups)
     p = _pmf(pmf)
     d_bar = _delay_path(s, _capped_weights(p, s.k)) if s.k else np.zeros(s.m_max - s.m_min + 1)
     w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)
     steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
-    add = np.add.reduce  # np.sum of a 1-d array without its wrapper: the same pairwise sum
-    base_e = float(add(s.fixed_e) + add(s.warm_e[:s.m_min]) + add(s.cold_e[s.m_min:]))
+    base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
     e = base_e + np.concatenate([_NO_STEP, np.cumsum(steps)])
     beta = params.beta if energy_weight is None else params.beta * energy_weight(now, s.horizon)
     j = params.alpha * w + beta * e
     xs = np.arange(s.m_min, s.m_max + 1) + s.n_forced
-    best = _lexicographic_first((j, w, e, xs))
+    best = int(np.lexsort((xs, e, w, j))[0])
     m = s.m_min + best
     n_opt = len(s.optional)
     kept = s.optional[:min(m, n_opt)]

@@ -15,7 +15,7 @@ import pytest
 from snficon.carbon.signal import format_instant
 from snficon.core.carbon_icon import CarbonIconParams, carbon_weight
 from snficon.core.params import IconParams
-from snficon.core.spare import choose_spare_target
+from snficon.core.spare import SpareCosts, choose_spare_target
 from snficon.errors import InputError
 from snficon.part_registry import compose
 
@@ -32,9 +32,9 @@ def two_level_signal(tmp_path: Path) -> Path:
 
 
 def spare(weight=None, **options):
-    nodes = [sleeping()] * 8
-    return choose_spare_target(table(nodes), np.full(8, 10.0), 0.0, 1 / 600, 0.0,
-                               np.array([0.5, 0.3, 0.0, 0.2]), IconParams(**options),
+    nodes, params = table([sleeping()] * 8), IconParams(**options)
+    return choose_spare_target(nodes, SpareCosts.of(nodes, np.full(8, 10.0), params), 0.0,
+                               1 / 600, 0.0, np.array([0.5, 0.3, 0.0, 0.2]), params,
                                energy_weight=weight)
 
 

@@ -2,8 +2,10 @@
 arguments (:class:`~snficon.core.node_choice.StateGroups`, the release map, the idle
 timers), what lives across invocations is a field of a part's state object.
 
-Checked on the source of the core modules: no writes into an object's ``__dict__``, no
-memo dictionary on the node table, no ``functools`` caches.
+Checked on the source of the core modules: no reads or writes of an object's
+``__dict__``, no memo dictionary on the node table, no ``functools`` caches; and on the
+source of the whole package: no writes into an object's ``__dict__`` (a frozen object
+stays frozen).
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
+import snficon
 import snficon.core
 
 CORE = Path(snficon.core.__file__).parent
-#: Modules whose caches are removed elsewhere (issue 33, the screen windows).
-ELSEWHERE = {"screen.py"}
-MODULES = sorted(p.name for p in CORE.glob("*.py") if p.name not in ELSEWHERE)
+MODULES = sorted(p.name for p in CORE.glob("*.py"))
+PACKAGE = Path(snficon.__file__).parent
+PACKAGE_MODULES = sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py"))
 
 
 def hidden_state(source: str) -> list[str]:
@@ -33,6 +36,40 @@ def hidden_state(source: str) -> list[str]:
         if name in ("cached_property", "lru_cache", "cache"):
             found.append(f"line {node.lineno}: {name}")
     return found
+
+
+def dict_writes(source: str) -> list[str]:
+    """Writes into an object's ``__dict__`` in ``source``: ``x.__dict__[k] = v``,
+    ``x.__dict__.update(...)``, ``x.__dict__.setdefault(...)``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else [])
+        for target in targets:
+            if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
+                    and target.value.attr == "__dict__"):
+                found.append(f"line {node.lineno}: __dict__[...] =")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("update", "setdefault")
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr == "__dict__"):
+            found.append(f"line {node.lineno}: __dict__.{node.func.attr}")
+    return found
+
+
+def test_the_dict_write_check_finds_each_form():
+    source = ("def f(a):\n"
+              "    a.__dict__['x'] = 1\n"
+              "    a.__dict__.update(y=2)\n"
+              "    a.__dict__.setdefault('z', 3)\n"
+              "    return a.__dict__.get('x')\n")
+    assert len(dict_writes(source)) == 3
+
+
+def test_no_module_of_the_package_writes_into_an_objects_dict():
+    found = {module: writes for module in PACKAGE_MODULES
+             if (writes := dict_writes((PACKAGE / module).read_text()))}
+    assert found == {}
 
 
 def test_the_check_finds_each_construct():

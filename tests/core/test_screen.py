@@ -171,7 +171,7 @@ class TestSeriesWindow:
             window = window.append(float(t), 1.0)
         assert window.times.tolist() == [6.0, 7.0, 8.0, 9.0]
         window = window.append(7206.0, 1.0)  # 7206 - 7200 = 6: only t = 6 .. stay
-        assert window.times.tolist() == [7.0, 8.0, 9.0, 7206.0] and window.capacity == 4
+        assert window.times.tolist() == [7.0, 8.0, 9.0, 7206.0] and window.params.n_max == 4
         window = window.append(7208.0, 1.0)
         assert window.times.tolist() == [8.0, 9.0, 7206.0, 7208.0]
 
@@ -216,6 +216,24 @@ class TestSeriesWindow:
             assert window.screen(now, params) == expected, now
 
 
+    def test_the_remembered_screen_is_set_by_append(self):
+        """An empty window has no remembered screen; each append screens the new window
+        at the new sample's time, and a rebuilt window without it screens the same."""
+        params = dataclasses.replace(PARAMS, t_m=100.0, n_min=2)
+        window = SeriesWindow.empty(params)
+        assert window.remembered is None
+        window = window.append(10.0, 3.0).append(30.0, 5.0)
+        assert window.remembered.result == screen_series(np.array([3.0, 5.0]), params)
+        assert window.remembered.holds(30.0, params.t_m)
+        assert window.remembered.holds(110.0, params.t_m)  # t_m old: still in (closed)
+        assert not window.remembered.holds(110.5, params.t_m)  # 10 has left
+        bare = SeriesWindow(window.times, window.values, params)
+        for now in (30.0, 60.0, 110.0, 200.0):
+            assert window.screen(now, params) == bare.screen(now, params), now
+        first = SeriesWindow.empty(params).append_interval(5.0)
+        assert len(first) == 0 and first.remembered is None and first.last_event_s == 5.0
+
+
 def numpy_statistics(x: np.ndarray) -> tuple[float, float | None, float | None, float | None]:
     """The long-series statistics as numpy's wrappers compute them (the first code)."""
     mean = float(np.mean(x))
@@ -237,12 +255,12 @@ def numpy_statistics(x: np.ndarray) -> tuple[float, float | None, float | None, 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("n", [49, 64, 130, 257, 1000])
 def test_long_series_statistics_are_numpys_to_the_bit(seed, n):
-    """The long-series path does numpy's floating-point operations without its wrappers:
-    the same numbers, bit for bit (rounded gaps, constant and one-change series too)."""
-    from snficon.core.screen import _statistics_large
-
+    """Above 48 samples the statistics are numpy's (pairwise sums): the same numbers as
+    ``np.mean``, ``np.std`` and ``np.dot``, bit for bit (rounded gaps, constant and
+    one-change series too)."""
     rng = np.random.default_rng(seed)
     cases = [rng.exponential(300.0, n), np.round(rng.exponential(60.0, n)), np.zeros(n),
              np.full(n, 7.0), np.r_[np.full(n - 1, 7.0), 9.0], np.r_[9.0, np.full(n - 1, 7.0)]]
     for x in cases:
-        assert _statistics_large(x) == numpy_statistics(x)
+        result = screen_series(x, PARAMS)
+        assert (result.mean, result.cv, result.lag1, result.ks) == numpy_statistics(x)

@@ -1,4 +1,4 @@
-"""Warm-spare target selection (paper IV-E to IV-H, eq. 20-39; SPEC 5 "Spare target").
+"""Warm-spare target selection (paper IV-F to IV-H, eq. 26-39; SPEC 5 "Spare target").
 
 Figures are the defaults of ``conftest`` unless a node says otherwise: idle power 100 W,
 T_on 30 s for E_on 4500 J (150 W), T_off 10 s for E_off 500 J (50 W); sleep power 10 W
@@ -12,14 +12,13 @@ import math
 import numpy as np
 import pytest
 
-from snficon.core.params import IconParams
-from snficon.core.spare import (
+from snficon.core.event_horizon import (
     capped_horizon,
-    choose_spare_target,
-    completion_rate,
     event_rates,
     expected_unfinished,
 )
+from snficon.core.params import IconParams
+from snficon.core.spare import SpareCosts, choose_spare_target
 
 from .conftest import computing, idle, sleeping, switching_off, switching_on, table
 
@@ -28,79 +27,10 @@ P_SLEEP = 10.0
 
 def choose(nodes, *, now=0.0, lam=0.0, lam_c=0.0, pmf=(1.0,), exclude=(), **options):
     """choose_spare_target on a hand-made node list, sleep power ``P_SLEEP`` everywhere."""
-    return choose_spare_target(table(nodes), np.full(len(nodes), P_SLEEP), now, lam, lam_c,
-                               np.asarray(pmf, dtype=float), IconParams(**options),
+    nodes, params = table(nodes), IconParams(**options)
+    return choose_spare_target(nodes, SpareCosts.of(nodes, np.full(nodes.size, P_SLEEP), params),
+                               now, lam, lam_c, np.asarray(pmf, dtype=float), params,
                                exclude=exclude)
-
-
-class TestCappedHorizon:
-    def test_value_and_limits(self):
-        # 100 (1 - e^-1) = 63.21205588285577 (eq. 25 with rate 1/100, H_c 100)
-        assert capped_horizon(0.01, 100.0) == pytest.approx(63.21205588285577, rel=1e-14)
-        assert capped_horizon(0.0, 100.0) == 100.0
-        assert capped_horizon(1e-18, 100.0) == pytest.approx(100.0, rel=1e-14)
-        assert capped_horizon(2.0, 0.0) == 0.0
-        assert capped_horizon(np.array([0.0, 0.01]), 100.0) == pytest.approx([100.0, 63.2120558])
-
-
-class TestExpectedUnfinished:
-    def test_value_and_limits(self):
-        # phi(d; 1/d) = d - d (1 - e^-1) = d / e (eq. 59)
-        assert expected_unfinished(100.0, 0.01) == pytest.approx(100.0 / math.e, rel=1e-14)
-        assert expected_unfinished(0.0, 0.5) == 0.0
-        assert expected_unfinished(30.0, 0.0) == 0.0
-        assert expected_unfinished(30.0, 1e12) == pytest.approx(30.0, rel=1e-9)
-        assert expected_unfinished(np.array([0.0, 100.0]), 0.01) == pytest.approx(
-            [0.0, 100.0 / math.e])
-
-
-#: Times and rates around the branches of eq. 25 and 59 (x = rate d against 0 and 1e-3).
-EDGE_TIMES = [0.0, -1.0, 1e-12, 1e-4, 0.5, 0.999, 1.0, 1.001, 10.0, 30.0, 3600.0, 1e9,
-              math.inf, math.nan]
-EDGE_RATES = [0.0, 1e-15, 1e-6, 1e-3, 1.0 / 3.0, 1.0, 7.0, 1e6, math.inf]
-
-
-def same_doubles(got, want) -> bool:
-    """Equal bit for bit (nan included)."""
-    return np.array_equal(np.asarray(got).view(np.uint64), np.asarray(want).view(np.uint64))
-
-
-class TestFloatPaths:
-    """Scalars and a few times are computed on floats: the same doubles as numpy."""
-
-    @pytest.mark.parametrize("rate", EDGE_RATES)
-    def test_expected_unfinished(self, rate):
-        many = np.array(EDGE_TIMES * 3)  # more than the float path takes
-        with np.errstate(invalid="ignore"):  # inf x 0 in the array formula
-            whole = expected_unfinished(many, np.asarray(rate))
-        assert same_doubles([expected_unfinished(d, rate) for d in EDGE_TIMES],
-                            whole[:len(EDGE_TIMES)])
-        few = np.array(EDGE_TIMES[:6])
-        assert same_doubles(expected_unfinished(few, rate), whole[:6])
-
-    @pytest.mark.parametrize("rate", EDGE_RATES)
-    def test_capped_horizon(self, rate):
-        caps = [c for c in EDGE_TIMES if not c < 0.0]
-        with np.errstate(invalid="ignore"):
-            whole = capped_horizon(np.asarray(rate), np.array(caps))
-        assert same_doubles([capped_horizon(rate, cap) for cap in caps], whole)
-
-
-class TestCompletionRate:
-    def test_nearest_usable_prediction(self):
-        # eq. 20-22: 0 and inf are not usable; min of (50, 20) = 20
-        assert completion_rate([50.0, 0.0, np.inf, 20.0], mu=0.5) == pytest.approx(1 / 20)
-
-    def test_aggregate_branch(self):
-        assert completion_rate([0.0, np.inf], mu=0.01) == pytest.approx(0.02)
-        assert completion_rate([0.0], mu=0.01, n_act=3) == pytest.approx(0.03)
-        assert completion_rate([], mu=0.01) == 0.0
-
-
-class TestEventRates:
-    def test_rates(self):
-        assert event_rates(0.01, 0.03) == pytest.approx((0.25, 0.04))
-        assert event_rates(0.0, 0.0) == (0.0, 0.0)
 
 
 class TestChooseSpareTarget:
@@ -150,8 +80,10 @@ class TestChooseSpareTarget:
         """All powers 100 W: waking changes no energy; lam = 0: W = 0 -> J, W, E tie."""
         flat = dict(e_on=3000.0, e_off=1000.0)
         nodes = [idle(0.0, **flat)] + [sleeping(**flat)] * 3
-        result = choose_spare_target(table(nodes), np.full(4, 100.0), 0.0, 0.0, 0.0,
-                                     np.array([0, 0, 0, 1.0]), IconParams())
+        nodes = table(nodes)
+        costs = SpareCosts.of(nodes, np.full(4, 100.0), IconParams())
+        result = choose_spare_target(nodes, costs, 0.0, 0.0, 0.0, np.array([0, 0, 0, 1.0]),
+                                     IconParams())
         assert result.candidates.tolist() == [1, 2, 3, 4]
         assert len(set(result.j_values.tolist())) == 1
         assert len(set(result.e_values.tolist())) == 1
@@ -212,63 +144,9 @@ class TestChooseSpareTarget:
             choose([idle(0.0)], pmf=[-0.1, 1.1])
 
 
-def _delay_path_step_by_step(setting, q):
-    """d-bar(x) of the tail identity one moved delay at a time, on a sorted list."""
-    from bisect import bisect_left, bisect_right, insort
-
-    warm = np.arange(len(setting.order)) < setting.m_min
-    vals = sorted(np.concatenate([setting.fixed_d,
-                                  np.where(warm, setting.warm_d, setting.cold_d)]).tolist())
-    path = [float(np.dot(q[:setting.k], vals))]
-    for m in range(setting.m_min, setting.m_max):
-        a, b = float(setting.cold_d[m]), float(setting.warm_d[m])
-        change = 0.0
-        if b < a:
-            lo, hi = bisect_right(vals, b), bisect_left(vals, a)
-            if hi - lo > 64:
-                change = float(np.dot(q[lo:hi + 1], np.diff([b, *vals[lo:hi], a])))
-            else:
-                prev = b
-                for n in range(lo, hi):
-                    change += float(q[n]) * (vals[n] - prev)
-                    prev = vals[n]
-                change += float(q[hi]) * (a - prev)
-            del vals[hi]
-            insort(vals, b)
-        path.append(path[-1] - change)
-    return path
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_delay_path_of_runs_equals_the_step_by_step_sum_bit_for_bit(seed):
-    """Runs of equal moves (a homogeneous platform's sleeping nodes, with switches in
-    flight between T_on and its phi) give the very doubles of one move at a time."""
-    from snficon.core.spare import SpareCosts, _capped_weights, _delay_path, _setting
-
-    rng = np.random.default_rng(seed)
-    n = 600 if seed % 2 else 40
-    states = rng.choice(["idle", "sleeping", "on", "off", "computing"], size=n,
-                        p=[0.2, 0.5, 0.15, 0.05, 0.1])
-    now = 1000.0
-    built = []
-    for state in states:
-        if state == "idle":
-            built.append(idle(since=now - rng.uniform(0, 2000)))
-        elif state == "sleeping":
-            built.append(sleeping())
-        elif state == "on":
-            built.append(switching_on(end=now + rng.uniform(0, 20)))
-        elif state == "off":
-            built.append(switching_off(end=now + rng.uniform(0, 20)))
-        else:
-            built.append(computing(until=now + 100.0))
-    nodes = table(built)
-    params = IconParams(respect_timeout=bool(seed % 3), s_min=0)
-    costs = SpareCosts.of(nodes, np.full(n, 9.75), params)
-    setting = _setting(nodes, costs, now, 1e-3, 1e-3, params, ())
-    assert setting.m_max - setting.m_min > 10  # the case has runs to move
-    q = _capped_weights(rng.dirichlet(np.ones(12)), setting.k)
-    assert _delay_path(setting, q).tolist() == _delay_path_step_by_step(setting, q)
+def same_doubles(got, want) -> bool:
+    """Equal bit for bit (nan included)."""
+    return np.array_equal(np.asarray(got).view(np.uint64), np.asarray(want).view(np.uint64))
 
 
 def per_node_setting(nodes, costs, now, lam, lam_c, params, exclude):
@@ -331,7 +209,7 @@ def per_node_setting(nodes, costs, now, lam, lam_c, params, exclude):
 def test_setting_by_node_kind_equals_the_node_by_node_costs(seed):
     """Costs computed once per node kind and read per node are the doubles computed node by
     node, on platforms of a few kinds (one unable to sleep), every state present."""
-    from snficon.core.spare import SpareCosts, _setting
+    from snficon.core.spare import _setting
 
     rng = np.random.default_rng(100 + seed)
     n = 300 if seed % 2 else 30
@@ -366,19 +244,3 @@ def test_setting_by_node_kind_equals_the_node_by_node_costs(seed):
     assert len(costs.kinds.t_on_s) <= 2 * len(kinds)
     for name, value in want.items():
         assert same_doubles(getattr(got, name), value), name
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_lexicographic_first_is_the_first_of_lexsort(seed):
-    """eq. 39's lexicographic minimum without a sort equals np.lexsort's first, with ties
-    (0 and -0 included), nan and inf in the first keys."""
-    from snficon.core.spare import _lexicographic_first
-
-    rng = np.random.default_rng(seed)
-    for _ in range(200):
-        n = int(rng.integers(1, 12))
-        pool = [0.0, -0.0, 1.0, 2.0, math.inf, math.nan] if seed % 2 else [1.0, 2.0, 3.5]
-        keys = tuple(rng.choice(pool, size=n) for _ in range(3)) + (np.arange(n) + 4,)
-        if seed % 3 == 0:
-            keys = (rng.uniform(size=n),) + keys[1:]
-        assert _lexicographic_first(keys) == int(np.lexsort(keys[::-1])[0])

@@ -36,15 +36,13 @@ class SpareState:
     pmf: np.ndarray
     params: IconParams
     exclude: tuple[int, ...]
-    pass_costs: bool  # give the optimiser a prebuilt SpareCosts instead of p_sleep_w
     label: str = ""  # when set, how the node table was built (printed instead of it)
 
     def __repr__(self) -> str:
         if not self.label:
             return super().__repr__()
         return (f"SpareState({self.label}, now={self.now!r}, lam={self.lam!r}, "
-                f"lam_c={self.lam_c!r}, params={self.params!r}, "
-                f"pass_costs={self.pass_costs!r})")
+                f"lam_c={self.lam_c!r}, params={self.params!r})")
 
 
 def node_table(rows: list[dict]) -> NodeTable:
@@ -140,7 +138,7 @@ def spare_states(draw, max_nodes: int = 12) -> SpareState:
     p_sleep = np.array([draw(P_SLEEP) for _ in range(n)])
     return SpareState(nodes=nodes, p_sleep_w=p_sleep, now=now, lam=draw(RATE),
                       lam_c=draw(RATE), pmf=_pmf(draw, n), params=params,
-                      exclude=tuple(sorted(exclude)), pass_costs=draw(st.booleans()))
+                      exclude=tuple(sorted(exclude)))
 
 
 @st.composite
@@ -189,5 +187,5 @@ def large_spare_states(draw) -> SpareState:
     return SpareState(nodes=nodes, p_sleep_w=rng.uniform(2.0, 20.0, n), now=now,
                       lam=draw(st.sampled_from([1 / 60, 1 / 600, 1 / 3600])),
                       lam_c=draw(st.sampled_from([0.0, 1 / 900])), pmf=weights,
-                      params=params, exclude=(), pass_costs=draw(st.booleans()),
+                      params=params, exclude=(),
                       label=f"large_spare_states seed={seed} n={n}")

@@ -35,9 +35,8 @@ def close(a: float, b: float, scale: float) -> bool:
 
 
 def run_both(state: SpareState):
-    platform = (SpareCosts.of(state.nodes, state.p_sleep_w, state.params) if state.pass_costs
-                else state.p_sleep_w)
-    result = choose_spare_target(state.nodes, platform, state.now, state.lam, state.lam_c,
+    costs = SpareCosts.of(state.nodes, state.p_sleep_w, state.params)
+    result = choose_spare_target(state.nodes, costs, state.now, state.lam, state.lam_c,
                                  state.pmf, state.params, exclude=state.exclude)
     reference = reference_spare_target(state.nodes, state.p_sleep_w, state.now, state.lam,
                                        state.lam_c, list(state.pmf), state.params,
@@ -158,7 +157,7 @@ class TestHandMadeStates:
         """
         state = SpareState(nodes=table([idle(7100.0), sleeping()]), p_sleep_w=np.full(2, 5.0),
                            now=7200.0, lam=0.01, lam_c=0.0, pmf=np.array([0.0, 1.0]),
-                           params=IconParams(), exclude=(), pass_costs=False)
+                           params=IconParams(), exclude=())
         result, reference = run_both(state)
         phi = 30.0 - (1.0 - math.exp(-0.3)) / 0.01
         for answer_w, answer_e, answer_j in ((result.w_values, result.e_values, result.j_values),
@@ -184,7 +183,7 @@ class TestHandMadeStates:
             params = IconParams(s_min=s_min, s_max=s_min, respect_timeout=respect_timeout)
             state = SpareState(nodes=nodes, p_sleep_w=np.full(8, 5.0), now=7200.0,
                                lam=0.01, lam_c=0.0, pmf=np.array([1.0]), params=params,
-                               exclude=(), pass_costs=True)
+                               exclude=())
             assert_agree(state)
             result, _ = run_both(state)
             warm = max(s_min, 4) if respect_timeout else s_min
@@ -207,7 +206,7 @@ class TestHandMadeStates:
                            p_sleep_w=np.full(3, 10.0), now=200.0, lam=0.0, lam_c=0.0,
                            pmf=np.array([0.5, 0.5]),
                            params=IconParams(s_min=0, h_max=100.0, respect_timeout=False),
-                           exclude=(), pass_costs=False)
+                           exclude=())
         assert_agree(state)
         result, reference = run_both(state)
         assert list(result.candidates) == [0, 1, 2, 3]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from snficon.core.spare import capped_horizon
+from snficon.core.event_horizon import capped_horizon
 
 CASES = [(1 / 600, 7200.0), (1 / 3600, 1800.0), (0.5, 3.0), (1 / 7200, 7200.0)]
 

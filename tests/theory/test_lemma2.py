@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from snficon.core.spare import expected_unfinished
+from snficon.core.event_horizon import expected_unfinished
 
 CASES = [(1200.0, 1 / 600), (600.0, 1 / 3600), (30.0, 0.1), (4.0, 2.0)]
 
