@@ -26,6 +26,7 @@ py.buildPythonPackage {
   dependencies = [
     kapack.pybatsim-321
     kapack.evalys
+    kapack.procset
     py.pyzmq
     py.numpy
     py.scipy
@@ -33,11 +34,13 @@ py.buildPythonPackage {
     py.matplotlib
     py.pyarrow
     py.distributed
+    py.dask-jobqueue
     py.pyyaml
+    py.cryptography
   ];
 
-  # pyproject.toml asks for newer pyarrow and distributed than nixpkgs 24.11
-  # has; the versions there work for this package.
+  # pyproject.toml asks for newer pyarrow, distributed and dask-jobqueue than
+  # nixpkgs 24.11 has; the versions there work for this package.
   dontCheckRuntimeDeps = true;
   doCheck = false;
   pythonImportsCheck = [ "snficon" ];

@@ -181,6 +181,8 @@ def check_inputs(campaign: Campaign, plans: tuple[RunPlan, ...] | list[RunPlan])
         lines.append(f"  {item.label}: {shown(item.path)} (written {item.written!r})")
         lines.append(f"    make it with: {item.make}" if item.make
                      else "    (the campaign file gives no command to make it: key 'make')")
+    if all(item.make for item in missing):
+        lines.append("  (--make-inputs runs these commands in this folder, then the campaign)")
     raise MissingInputError("\n".join(lines))
 
 

@@ -28,6 +28,7 @@ from snficon.campaign.expand import (
     run_params,
     shown,
 )
+from snficon.campaign.make_inputs import make_missing_inputs
 from snficon.campaign.results import option_text, parquet_available
 from snficon.campaign.runner import (
     CampaignInterrupted,
@@ -73,6 +74,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="keep done runs made by other code or input files (see "
                              "provenance.json in each run folder) instead of running them "
                              "again")
+    parser.add_argument("--make-inputs", action="store_true",
+                        help="first make each missing input (platform, workload, carbon "
+                             "signal) by running its 'make' command from the campaign file, "
+                             "in the current folder")
     parser.add_argument("--robin", metavar="DIR",
                         help="write one robin experiment file per run in DIR (run them from "
                              "the repository root) instead of running the campaign")
@@ -118,11 +123,15 @@ def campaign(args: argparse.Namespace) -> int:
         dry_run(expansion, Path(args.output) if args.output else None, sys.stdout)
         return 0
     if args.robin:
+        if args.make_inputs:
+            make_missing_inputs(loaded, expansion.plans, sys.stderr)
         return robin_files(loaded, expansion, args.robin)
     if not args.output:
         raise InputError("campaign: give the results folder with -o RESULTS (or use --dry-run)")
     results = check_output_folder(args.output)
     cluster = cluster_settings(args, loaded)
+    if args.make_inputs:
+        make_missing_inputs(loaded, expansion.plans, sys.stderr)
     check_inputs(loaded, expansion.plans)
     specs = make_specs(expansion.plans, results / "runs")
     print(f"campaign {loaded.name}: {len(specs)} runs, results in {results}/")

@@ -16,6 +16,7 @@ from snficon.campaign.runs import advice_extra, write_run_metrics
 from snficon.carbon.mapping import MappedSignal
 from snficon.carbon.signal import FILL_RULES, parse_instant, read_signal
 from snficon.core.carbon_signal import NO_SIGNAL, fill_signal_options, signal_option_names
+from snficon.drivers.progress import terminal_progress
 from snficon.drivers.session import simulate_in_process, simulate_with_pybatsim
 from snficon.errors import InputError, OutputError, SnficonError, UnsupportedError
 from snficon.fileio import check_output_file, incomplete_marker
@@ -203,6 +204,8 @@ def _run_staged(args: argparse.Namespace, scheduler: str, options: dict[str, Any
     simulate = simulate_in_process if args.engine == "inprocess" else simulate_with_pybatsim
     started = time.perf_counter()
     link: dict[str, Any] = {}
+    if args.engine == "inprocess" and sys.stdout.isatty():
+        link["progress"] = terminal_progress(sys.stderr)  # None unless stderr is one too
     if args.engine == "zmq":
         link["log_dir"] = output / "log"
         if args.answer_timeout is not None:

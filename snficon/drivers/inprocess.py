@@ -13,6 +13,7 @@ from typing import Any
 
 from batsim.batsim import Batsim, BatsimScheduler
 
+from snficon.drivers.progress import RunProgress
 from snficon.drivers.transcript import Transcript
 from snficon.engine.simulator import BatsimEngine
 
@@ -20,9 +21,11 @@ from snficon.engine.simulator import BatsimEngine
 class EngineLink:
     """A pybatsim network handler whose peer is an in-process :class:`BatsimEngine`."""
 
-    def __init__(self, engine: BatsimEngine, transcript: Transcript | None = None) -> None:
+    def __init__(self, engine: BatsimEngine, transcript: Transcript | None = None,
+                 progress: RunProgress | None = None) -> None:
         self.engine = engine
         self.transcript = transcript
+        self.progress = progress
         self._answer: dict[str, Any] | None = None
         self._started = False
         self._sent_at = 0.0
@@ -42,6 +45,8 @@ class EngineLink:
             message = self._deliver()
         if self.transcript is not None and message is not None:
             self.transcript.record("sim->sched", message)
+        if self.progress is not None:
+            self.progress.tick(self.engine)
         self._sent_at = time.perf_counter()
         return message
 
@@ -92,9 +97,11 @@ class LinkedBatsim(Batsim):
 
 
 def run_in_process(engine: BatsimEngine, scheduler: BatsimScheduler,
-                   transcript: Transcript | None = None) -> None:
-    """Run ``scheduler`` against ``engine`` until ``SIMULATION_ENDS`` is answered."""
-    link = EngineLink(engine, transcript)
+                   transcript: Transcript | None = None,
+                   progress: RunProgress | None = None) -> None:
+    """Run ``scheduler`` against ``engine`` until ``SIMULATION_ENDS`` is answered
+    (``progress`` ticked once per message)."""
+    link = EngineLink(engine, transcript, progress)
     batsim = LinkedBatsim(scheduler, link)
     batsim.start()
     link.finish()

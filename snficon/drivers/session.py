@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from snficon.drivers.inprocess import EngineLink, run_in_process
+from snficon.drivers.progress import RunProgress
 from snficon.drivers.transcript import Transcript
 from snficon.drivers.zmq_link import run_over_zmq
 from snficon.engine.jitter import TransitionJitter
@@ -146,8 +147,12 @@ def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], s
                         record: bool = False,
                         transcript: Transcript | None = None,
                         transition_jitter: float = 0.0,
-                        seed: int | None = None) -> SimulationResult:
+                        seed: int | None = None,
+                        progress: RunProgress | None = None) -> SimulationResult:
     """Run the scheduler (policy name or pybatsim ``.py`` file) in this process.
+
+    ``progress`` (e.g. :func:`snficon.drivers.progress.terminal_progress`) shows
+    how far the run is, and is closed when it ends.
 
     ``record`` keeps the messages in a new transcript; or pass ``transcript``,
     which then holds them even when the run stops on an error.
@@ -163,7 +168,7 @@ def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], s
         engine.tables.stream_to(export_prefix)
     stopped: BaseException | None = None
     try:
-        run_in_process(engine, instance, transcript)
+        run_in_process(engine, instance, transcript, progress)
     except SnficonError as exc:
         stopped = exc
         raise
@@ -177,6 +182,8 @@ def simulate_in_process(platform: str | Path, workloads: Sequence[str | Path], s
         stopped = exc
         raise
     finally:
+        if progress is not None:
+            progress.close()
         _write_outputs_after(engine, export_prefix, transcript, result, stopped)
     return result
 

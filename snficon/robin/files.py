@@ -11,6 +11,9 @@ scalars (JSON string syntax, which YAML 1.1 and 1.2 read alike)::
     success-timeout: 3600
     failure-timeout: 5
 
+Timeouts must be whole numbers of seconds, as robin reads them (see
+:func:`parse_robin`).
+
 Reading uses PyYAML when it is importable, else a small parser for this flat
 format (``key: value`` lines, plain, single- or double-quoted scalars).
 """
@@ -31,6 +34,10 @@ from snficon.fileio import atomic_write_text
 KEYS = ("batcmd", "schedcmd", "output-dir", "simulation-timeout", "ready-timeout",
         "success-timeout", "failure-timeout")
 TIMEOUT_KEYS = KEYS[3:]
+
+#: The longest timeout robin can hold: it computes ``time.Duration(seconds) * time.Second``,
+#: nanoseconds in a signed 64-bit integer.
+MAX_TIMEOUT_S = (2**63 - 1) // 10**9
 
 #: ``robin generate``'s defaults (seconds).
 DEFAULT_TIMEOUTS = {"simulation-timeout": 604800, "ready-timeout": 10,
@@ -83,7 +90,11 @@ def read_robin(path: str | Path) -> RobinFile:
 
 
 def parse_robin(text: str, source: str = "<robin file>") -> RobinFile:
-    """Check the YAML ``text`` of a robin file (see :func:`read_robin`)."""
+    """Check the YAML ``text`` of a robin file (see :func:`read_robin`).
+
+    Besides the keys and their types, what robin 1.2 would misread is refused:
+    a timeout with a fraction of a second or beyond robin's range.
+    """
     data = _load(text, source)
     if not isinstance(data, dict):
         raise InputError(f"{source}: a robin file is a mapping of the keys "
@@ -110,8 +121,27 @@ def parse_robin(text: str, source: str = "<robin file>") -> RobinFile:
                 or not math.isfinite(value) or value <= 0:
             raise InputError(f"{source}{_at(text, key)}: key {key!r}: expected a number of "
                              f"seconds > 0, got {value!r}")
+        _robin_reads_alike(value, key, source + _at(text, key))
         values[key.replace("-", "_")] = float(value)
     return RobinFile(source=source, **values)
+
+
+def _robin_reads_alike(seconds: float, key: str, where: str) -> None:
+    """Refuse a timeout that robin 1.2 would read as another one.
+
+    robin turns a timeout into ``time.Duration(seconds) * time.Second``: the
+    conversion to a whole number of seconds drops the fraction (``0.5`` becomes
+    0 s, so a ready-timeout of 0.5 fails at once and a success-timeout of 0.5
+    kills the other process at once), and beyond :data:`MAX_TIMEOUT_S` the
+    nanoseconds overflow.
+    """
+    if seconds != int(seconds):
+        raise InputError(f"{where}: key {key!r}: robin reads timeouts as whole seconds and "
+                         f"would wait {int(seconds)} s, not {seconds!r}; write a whole "
+                         f"number of seconds >= 1")
+    if seconds > MAX_TIMEOUT_S:
+        raise InputError(f"{where}: key {key!r}: {seconds!r} s overflows robin's timeout "
+                         f"(at most {MAX_TIMEOUT_S} s)")
 
 
 def _at(text: str, key: str) -> str:

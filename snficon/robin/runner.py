@@ -3,16 +3,21 @@
 1. Wait up to ``ready-timeout`` for the port of Batsim's socket endpoint
    (``-s``/``--socket-endpoint`` in ``batcmd``, default ``tcp://localhost:28000``)
    to be free, so that an earlier simulation still holding it is not joined.
-2. Start ``schedcmd``, then ``batcmd``, each with ``bash -c`` in the current
-   folder, the repository root prepended to ``PYTHONPATH``; their output goes to
+2. Write ``schedcmd`` and ``batcmd`` as they are to ``OUTPUT-DIR/cmd/sched.bash``
+   and ``cmd/batsim.bash`` (mode 755), as robin does, so that either side can be
+   re-run by hand (``bash OUTPUT-DIR/cmd/sched.bash`` from the same folder).
+3. Start them, the scheduler first, each as robin does (``bash -eux FILE``, so the
+   logs begin with bash's trace of the command) in the current folder, the
+   repository root prepended to ``PYTHONPATH``; their output goes to
    ``OUTPUT-DIR/log/sched.out.log``, ``log/sched.err.log`` and ``log/batsim.log``.
-3. When one process ends, the other gets ``success-timeout`` seconds to end if
+4. When one process ends, the other gets ``success-timeout`` seconds to end if
    the first succeeded, ``failure-timeout`` if it failed, and is killed after.
    Both are killed when ``simulation-timeout`` seconds have passed since the start.
 
 The run succeeds only when both processes exited with status 0 on their own.
 With ``engine="embedded"`` a leading ``batsim`` of ``batcmd`` is replaced by
-``snficon-batsim`` (this project's Batsim-compatible engine).
+``snficon-batsim`` (this project's Batsim-compatible engine); ``cmd/batsim.bash``
+then holds the command that ran.
 """
 
 from __future__ import annotations
@@ -135,6 +140,18 @@ def child_environment() -> dict[str, str]:
     return env
 
 
+def write_command_files(output_dir: Path, batcmd: str, schedcmd: str) -> dict[str, Path]:
+    """Write robin's ``cmd/batsim.bash`` and ``cmd/sched.bash`` (the commands as they are,
+    mode 755) under ``output_dir``; return their paths by process name."""
+    folder = output_dir / "cmd"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"batsim": folder / "batsim.bash", "scheduler": folder / "sched.bash"}
+    for name, command in (("batsim", batcmd), ("scheduler", schedcmd)):
+        paths[name].write_text(command, encoding="utf-8")
+        paths[name].chmod(0o755)
+    return paths
+
+
 def run_robin(experiment: RobinFile, engine: str = "batsim", *,
               poll_s: float = 0.05) -> RobinOutcome:
     """Run ``experiment`` (see the module's text); never raises for a process' failure."""
@@ -159,6 +176,7 @@ def run_robin(experiment: RobinFile, engine: str = "batsim", *,
             return outcome
         time.sleep(min(0.2, experiment.ready_timeout))
 
+    commands = write_command_files(output, batcmd, experiment.schedcmd)
     shell = shutil.which("bash") or "/bin/sh"
     env = child_environment()
     sched = ProcessOutcome("scheduler", experiment.schedcmd,
@@ -170,10 +188,10 @@ def run_robin(experiment: RobinFile, engine: str = "batsim", *,
     running: dict[str, tuple[ProcessOutcome, subprocess.Popen]] = {}
     try:
         running["scheduler"] = (sched, subprocess.Popen(
-            [shell, "-c", experiment.schedcmd], stdin=subprocess.DEVNULL, stdout=files[0],
+            [shell, "-eux", str(commands["scheduler"])], stdin=subprocess.DEVNULL, stdout=files[0],
             stderr=files[1], env=env, start_new_session=True))
         running["batsim"] = (batsim, subprocess.Popen(
-            [shell, "-c", batcmd], stdin=subprocess.DEVNULL, stdout=files[2],
+            [shell, "-eux", str(commands["batsim"])], stdin=subprocess.DEVNULL, stdout=files[2],
             stderr=subprocess.STDOUT, env=env, start_new_session=True))
         _supervise(experiment, running, started, poll_s)
     finally:

@@ -46,7 +46,8 @@ def test_campaign_writes_one_robin_file_per_run(run_cli, tiny_campaign, tmp_path
         sched = shlex.split(experiment.schedcmd)
         assert sched[0] == "pybatsim" and sched[2:4] == ["-t", "0"] and sched[4] == "-o"
         # both ends on loopback: pybatsim would bind every interface by default
-        assert sched[6:] == ["-s", "tcp://127.0.0.1:28000"]
+        assert sched[6:8] == ["-s", "tcp://127.0.0.1:28000"]
+        assert sched[8:] == ["-v", "warning"]  # pybatsim logs every message otherwise
         assert bat[bat.index("-s") + 1] == "tcp://127.0.0.1:28000"
         options = json.loads(sched[5])
         policy = index[path.name]["policy"]
@@ -95,6 +96,39 @@ def test_bad_robin_file_is_rejected_naming_the_key(tmp_path, edit, words):
         read_robin(path)
     for word in words:
         assert word in str(error.value)
+
+
+@pytest.mark.parametrize(("key", "value", "words"), [
+    ("ready-timeout", "0.5", ["bad.yaml:5", "'ready-timeout'", "whole seconds", "0 s"]),
+    ("success-timeout", "0.5", ["bad.yaml:6", "'success-timeout'", "whole seconds"]),
+    ("simulation-timeout", "90.25", ["bad.yaml:4", "would wait 90 s, not 90.25"]),
+    ("failure-timeout", "20000000000", ["bad.yaml:7", "'failure-timeout'", "overflows"]),
+])
+def test_timeouts_robin_would_misread_are_refused(tmp_path, key, value, words):
+    path = tmp_path / "bad.yaml"
+    path.write_text("\n".join(f"{line.split(':')[0]}: {value}" if line.startswith(key + ":")
+                              else line for line in GOOD.splitlines()) + "\n")
+    assert f"{key}: {value}" in path.read_text()
+    with pytest.raises(InputError) as error:
+        read_robin(path)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_whole_seconds_written_as_floats_are_accepted(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text(GOOD.replace("ready-timeout: 10", "ready-timeout: 10.0"))
+    assert read_robin(path).ready_timeout == 10
+
+
+def test_fractional_timeout_on_the_command_line(run_cli, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "bad.yaml"
+    path.write_text(GOOD.replace("success-timeout: 3600", "success-timeout: 0.5"))
+    assert run_cli("robin", path) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "'success-timeout'" in err and "whole seconds" in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_bad_robin_file_on_the_command_line(run_cli, tmp_path, capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import shlex
+import subprocess
 import sys
 import time
 
@@ -80,9 +81,39 @@ def test_both_succeeding_is_success_and_logs_are_kept(tmp_path):
     outcome = run_robin(experiment(tmp_path, "echo sim; echo oops >&2", "echo out; echo err >&2"))
     assert outcome.succeeded, outcome.summary()
     logs = tmp_path / "run" / "log"
-    assert (logs / "batsim.log").read_text().split() == ["sim", "oops"]
+    # as under robin (bash -eux): bash's trace of each command, then its output
+    assert (logs / "batsim.log").read_text().splitlines() == [
+        "+ echo sim", "sim", "+ echo oops", "oops"]
     assert (logs / "sched.out.log").read_text() == "out\n"
-    assert (logs / "sched.err.log").read_text() == "err\n"
+    assert (logs / "sched.err.log").read_text() == "+ echo out\n+ echo err\nerr\n"
+
+
+def test_robin_command_files_are_written_and_rerun_by_hand(tmp_path):
+    run = experiment(tmp_path, "echo simulated", "echo scheduled")
+    assert run_robin(run).succeeded
+    cmd = tmp_path / "run" / "cmd"
+    assert (cmd / "batsim.bash").read_text() == "echo simulated"
+    assert (cmd / "sched.bash").read_text() == "echo scheduled"
+    for name in ("batsim.bash", "sched.bash"):
+        assert (cmd / name).stat().st_mode & 0o777 == 0o755
+    # no "#!" line, as robin writes them: a shell runs them (./FILE from bash, or bash FILE)
+    done = subprocess.run(["bash", "-c", "./run/cmd/sched.bash"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=10)
+    assert done.returncode == 0 and done.stdout == "scheduled\n"
+
+
+def test_embedded_engine_command_file_holds_what_ran(tmp_path):
+    run = experiment(tmp_path, "batsim --version", "true")
+    run_robin(run, engine="embedded")
+    assert (tmp_path / "run" / "cmd" / "batsim.bash").read_text() == \
+        "snficon-batsim --version"
+
+
+def test_commands_stop_at_the_first_failure_as_under_robin(tmp_path):
+    outcome = run_robin(experiment(tmp_path, "false; true", "true"))
+    assert not outcome.succeeded
+    batsim, _ = outcome.processes
+    assert batsim.returncode == 1
 
 
 def test_scheduler_gets_the_repository_on_pythonpath(tmp_path):
