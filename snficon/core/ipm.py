@@ -115,14 +115,41 @@ def plan_wakes(groups: StateGroups, plan: Sequence[PlannedJob], now: float,
     return calls
 
 
+def request_end_calls(groups: StateGroups, now: float, woken: Sequence[int]) -> list[float]:
+    r"""The calls the authors' code asks while a node sleeps (SPEC 5, IPM callbacks).
+
+    For every node still asleep after this invocation's wakes (``woken``) and every
+    running job whose requested end :math:`e` is ahead: a call at :math:`e - T_{on}`,
+    when a node woken then would be ready as the job's request runs out. The job may
+    end before, or run past its request, whose nodes then become never free (the
+    release map): the call re-plans then, and the plan may wake nodes for the jobs
+    behind. Every such call is asked (not just the earliest): one asked for a job
+    that ends early still comes, as in the authors' code.
+    """
+    if not groups.counts[ns.SLEEPING] or not groups.counts[ns.COMPUTING]:
+        return []
+    nodes = groups.nodes
+    asleep = groups.sleeping.copy()
+    asleep[list(woken)] = False
+    if not asleep.any():
+        return []
+    ends = nodes.release_req_s[groups.computing]
+    ends = np.unique(ends[np.isfinite(ends) & future_mask(ends, now)])
+    leads = np.unique(nodes.t_on_s[asleep])
+    times = (ends[:, None] - leads[None, :]).ravel()
+    return sorted(set(times[future_mask(times, now)].tolist()))
+
+
 def finish_calls(timers: IdleTimers, now: float, decisions: Decisions,
-                 calls: set[float]) -> None:
+                 calls: set[float], extra: Sequence[float] = ()) -> None:
     """Ask to be called at the earliest of ``calls`` and the next idle-timer expiry
-    of the nodes that stay idle after this invocation's switch-offs."""
+    of the nodes that stay idle after this invocation's switch-offs, and at every
+    time of ``extra`` (:func:`request_end_calls`)."""
     expiry = next_timer_expiry(timers, now, decisions.switch_off)
     if expiry is not None:
         calls.add(expiry)
-    decisions.call_at = [min(calls)] if calls else []
+    first = [min(calls)] if calls else []
+    decisions.call_at = sorted(set(first).union(extra))
 
 
 def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
@@ -142,7 +169,9 @@ def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     decisions = Decisions(starts=list(dispatched.starts))
     calls = plan_wakes(groups, plan, now, decisions)
     decisions.switch_off = nodes_to_switch_off(nodes, timers, plan, now).tolist()
-    finish_calls(timers, now, decisions, calls)
+    extra = (request_end_calls(groups, now, decisions.switch_on)
+             if params.request_end_calls else [])
+    finish_calls(timers, now, decisions, calls, extra)
     decisions.diagnostics = Diagnostics(starts=len(decisions.starts),
                                         wakes=len(decisions.switch_on),
                                         shutdowns=len(decisions.switch_off),

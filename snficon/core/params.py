@@ -163,9 +163,16 @@ class EasyParams:
 
 @dataclass(frozen=True)
 class IpmParams:
-    """IPM, the idle-timeout power manager (SPEC 5). ``timeout``: Delta_t (s)."""
+    """IPM, the idle-timeout power manager (SPEC 5). ``timeout``: Delta_t (s).
+
+    ``request_end_calls``: while a node sleeps, also ask to be called T_on before each
+    running job's requested end (the authors' code; SPEC 5, IPM callbacks), so that a
+    request that runs out is re-planned in time to wake nodes (False: only the plan's
+    earliest wake time and the next timer expiry).
+    """
 
     timeout: float = option(DEFAULT_TIMEOUT_S, low=0.0)
+    request_end_calls: bool = option(True)
 
 
 @dataclass(frozen=True)

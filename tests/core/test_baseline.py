@@ -6,6 +6,7 @@ The default timeout is 7200 s; a test giving another says so.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snficon.core.dispatch import EasyOrder, dispatch_fcfs_easy, dispatch_snf
-from snficon.core.ipm import IpmPower
+from snficon.core.ipm import IpmPower, request_end_calls
 from snficon.core.node_choice import StateGroups
 from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, IpmParams
@@ -277,10 +278,15 @@ def test_wakes_take_the_earliest_planned_use_of_each_node():
     """Eq. 16. Nodes: 0 computing until 200, 1 asleep (T_on 30), 2 computing until 500,
     3 asleep (T_on 60). j0 (2 nodes, 10 s): ready times [200, 30, 500, 60] -> s = 60 on
     {1, 3}, f = 70. j1 (2 nodes): s = 70 on {1, 3} again. Wakes: node 3 min(0, 10) = 0
-    -> now; node 1 min(30, 40) = 30 -> callback at 30."""
+    -> now; node 1 min(30, 40) = 30 -> callback at 30. The request-end calls add, for
+    node 1 still asleep, 200 - 30 = 170 and 500 - 30 = 470."""
     nodes = [computing(200.0), sleeping(), computing(500.0), sleeping(t_on=60.0)]
-    decisions = decide_snf_ipm(view(nodes, [job("j0", 2, 10.0), job("j1", 2, 10.0)]), DEFAULT)
+    queue = [job("j0", 2, 10.0), job("j1", 2, 10.0)]
+    plan_only = dataclasses.replace(DEFAULT, request_end_calls=False)
+    decisions = decide_snf_ipm(view(nodes, queue), plan_only)
     assert (decisions.switch_on, decisions.call_at) == ([3], [30.0])
+    decisions = decide_snf_ipm(view(nodes, queue), DEFAULT)
+    assert (decisions.switch_on, decisions.call_at) == ([3], [30.0, 170.0, 470.0])
 
 
 def test_wake_at_now_plus_t_on_minus_t_on_is_now():
@@ -316,8 +322,9 @@ def make_view(specs, jobs, now=40.0):
     return view(specs, queue, now=now)
 
 
-def check_decisions(the_view, decisions, timeout):
-    """What any baseline decision must respect, whatever the state."""
+def check_decisions(the_view, decisions, timeout, dispatched):
+    """What any baseline decision must respect, whatever the state (``dispatched``: the
+    order's dispatch of the view, whose table the request-end calls are asked on)."""
     nodes, now = the_view.nodes, the_view.now
     used = [n for s in decisions.starts for n in s.nodes]
     assert len(used) == len(set(used))
@@ -326,7 +333,10 @@ def check_decisions(the_view, decisions, timeout):
     for n in decisions.switch_off:
         assert nodes.state[n] == NodeState.IDLE and n not in used
         assert nodes.idle_since_s[n] + timeout <= now
-    assert all(t > now for t in decisions.call_at) and len(decisions.call_at) <= 1
+    # one call for the plan or a timer, plus the request-end calls (SPEC 5, IPM callbacks)
+    extra = request_end_calls(dispatched.groups, now, decisions.switch_on)
+    assert all(t > now for t in decisions.call_at)
+    assert len([t for t in decisions.call_at if t not in extra]) <= 1
     waiting = len(the_view.queue) - len(decisions.starts)
     if decisions.switch_on:
         assert waiting > 0  # the baselines wake nodes only for queued jobs
@@ -339,7 +349,7 @@ def test_snf_decisions_properties(specs, jobs, timeout):
     """SNF: starts are an SNF prefix, no waiting job fits on the idle nodes left."""
     the_view = make_view(specs, jobs)
     decisions = decide_snf_ipm(the_view, IpmParams(timeout=timeout))
-    check_decisions(the_view, decisions, timeout)
+    check_decisions(the_view, decisions, timeout, dispatch_snf(the_view))
     ordered = snf_order(the_view.queue)
     assert [s.job_id for s in decisions.starts] == ids(ordered[:len(decisions.starts)])
     free = np.count_nonzero(the_view.nodes.state == NodeState.IDLE) - sum(
@@ -355,7 +365,7 @@ def test_easy_decisions_properties(specs, jobs, timeout):
     never delays the head's planned start (compared with a queue cut after the head)."""
     the_view = make_view(specs, jobs)
     decisions = decide_fcfs_easy_ipm(the_view, IpmParams(timeout=timeout))
-    check_decisions(the_view, decisions, timeout)
+    check_decisions(the_view, decisions, timeout, dispatch_fcfs_easy(the_view))
     dispatch = dispatch_fcfs_easy(the_view)
     waiting = dispatch.waiting
     assert started(dispatch) == started(decisions)

@@ -104,7 +104,7 @@ def test_too_few_samples_fall_back_to_snf_ipm() -> None:
     same_decisions(decisions, baseline)
     assert [(s.job_id, s.nodes) for s in decisions.starts] == [("j1", (1,))]
     assert decisions.switch_on == [] and decisions.switch_off == []
-    assert decisions.call_at == [80.0]
+    assert decisions.call_at[0] == 80.0  # then the request-end calls (SPEC 5, IPM callbacks)
     log = log_of(decisions)
     assert log["mode"] == Mode.FALLBACK
     assert (log["arrival_n"], log["arrival_accepted"]) == (1, False)
@@ -455,7 +455,7 @@ def test_planned_jobs_last_their_predicted_duration() -> None:
     assert decisions.call_at == [pytest.approx(300.0)]
     assert decisions.switch_off == []
     baseline = decide_snf_ipm(state, IpmParams())
-    assert baseline.switch_on == [1] and baseline.call_at == [500.0]
+    assert baseline.switch_on == [1] and baseline.call_at == [500.0, 970.0]  # 1000 - T_on
 
 
 # ---------------------------------------------------------------------- the decision log

@@ -98,12 +98,16 @@ def test_callback_is_the_earlier_of_the_next_expiry_and_the_next_wake():
     sleeping node 2 wakes at 370; node 0 expires at 100 -> callback at 100.
 
     At 100 node 0 expired and would be back at 140 <= 400: off; callback at the wake, 370.
+    (Without the request-end calls: with them, 370 = 400 - T_on is asked at 50 too.)
     """
     nodes = [idle(0.0), computing(400.0), sleeping()]
-    first = decide_snf_ipm(view(nodes, [job("j0", 3, 10.0)], now=50.0), TIMEOUT)
+    params = IpmParams(timeout=100.0, request_end_calls=False)
+    first = decide_snf_ipm(view(nodes, [job("j0", 3, 10.0)], now=50.0), params)
     assert (first.switch_off, first.switch_on, first.call_at) == ([], [], [100.0])
-    second = decide_snf_ipm(view(nodes, [job("j0", 3, 10.0)], now=100.0), TIMEOUT)
+    second = decide_snf_ipm(view(nodes, [job("j0", 3, 10.0)], now=100.0), params)
     assert (second.switch_off, second.switch_on, second.call_at) == ([0], [], [370.0])
+    with_rule = decide_snf_ipm(view(nodes, [job("j0", 3, 10.0)], now=50.0), TIMEOUT)
+    assert with_rule.call_at == [100.0, 370.0]
 
 
 def test_next_timer_expiry_is_in_the_future_only():
