@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -28,3 +29,9 @@ def write_workload(path: Path, jobs: list[dict], profiles: dict | None = None) -
         job.setdefault("walltime", -1)
     path.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": profiles}))
     return path
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV output file, as dicts of text."""
+    with open(path) as handle:
+        return list(csv.DictReader(handle))
