@@ -4,10 +4,15 @@ An idle node whose timer expired is switched off, unless a queued job's plan
 uses it and now + T_off + T_on would pass that job's planned start; the next
 expiry is a callback. Figures: T_off 10 s, T_on 30 s (so a node switched off
 at t is back at t + 40).
+
+The PSAS wakes: a sleeping node a planned job uses is switched on at its
+planned start minus T_on, now if that time has come, else by a callback.
+There idle power is 100 W and E_on 4500 J; the default timeout is 7200 s.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -25,10 +30,11 @@ from snficon.core.params import IpmParams
 from snficon.core.plan import PlannedJob
 from snficon.core.policy import decide_snf_ipm
 
-from .conftest import computing, idle, job, sleeping, started, table, view
+from .conftest import computing, idle, job, sleeping, started, switching_off, table, view
 from .test_node_choice import node_strategy
 
 TIMEOUT = IpmParams(timeout=100.0)
+DEFAULT = IpmParams()
 
 
 def timers(nodes, timeout_s: float):
@@ -177,3 +183,75 @@ def test_idle_timers_give_the_timers_of_the_nodes(specs, asks):
         future = [end for i, end in ends.items() if i not in leaving and not is_due(end, now)]
         assert next_timer_expiry(timers(nodes, timeout), now, leaving) == min(future,
                                                                               default=None)
+
+
+# ---------------------------------------------------------------------- wakes (PSAS, SPEC 5)
+
+
+def test_wake_time_already_reached_switches_on_now():
+    """now 0: j0 (2 nodes) with 1 idle node and 2 asleep: planned at 30 on the idle node
+    (3000 J) and sleeping node 1 (4500 J, lower id than node 2); wake at 0: switched on
+    now. Node 2 stays asleep. Callback: the idle timer of node 0, at 7200."""
+    decisions = decide_snf_ipm(view([idle(0.0), sleeping(), sleeping()], [job("j0", 2, 100.0)]),
+                               DEFAULT)
+    assert decisions.switch_on == [1]
+    assert decisions.call_at == [7200.0]
+
+
+def test_future_wake_time_is_a_callback_then_a_switch_on():
+    """Node 0 computes until 200: j0 (2 nodes) is planned at 200; sleeping node 1 wakes at
+    170 -> callback at 170. At 170 the same plan gives a wake now: switched on."""
+    nodes = [computing(200.0), sleeping()]
+    first = decide_snf_ipm(view(nodes, [job("j0", 2, 10.0)], now=0.0), DEFAULT)
+    assert (first.switch_on, first.call_at) == ([], [170.0])
+    second = decide_snf_ipm(view(nodes, [job("j0", 2, 10.0)], now=170.0), DEFAULT)
+    assert (second.switch_on, second.call_at) == ([1], [])
+
+
+def test_node_switching_off_is_not_switched_on_and_gets_a_callback():
+    """Node 1 is asleep at 5: ready at 35; j0 planned at 100 (node 0) -> wake at 70:
+    no switch-on now (it is switching off), callback at 70."""
+    decisions = decide_snf_ipm(view([computing(100.0), switching_off(5.0)],
+                                    [job("j0", 2, 10.0)]), DEFAULT)
+    assert (decisions.switch_on, decisions.call_at) == ([], [70.0])
+
+
+def test_node_reaching_sleep_now_is_woken_by_the_transition_call():
+    """now 100, node 1 switching off until 100: ready at 130, j0 planned at 130 on {0, 1},
+    wake at 100 = now but the node is not asleep yet: neither switch-on nor callback
+    for it (its RESOURCE_STATE_CHANGED calls the scheduler). Once asleep (same time,
+    next call) it is switched on."""
+    queue = [job("j0", 2, 10.0)]
+    before = decide_snf_ipm(view([idle(100.0), switching_off(100.0)], queue, now=100.0),
+                            DEFAULT)
+    assert (before.switch_on, before.call_at) == ([], [7300.0])
+    after = decide_snf_ipm(view([idle(100.0), sleeping()], queue, now=100.0), DEFAULT)
+    assert after.switch_on == [1]
+
+
+def test_wakes_take_the_earliest_planned_use_of_each_node():
+    """Eq. 16. Nodes: 0 computing until 200, 1 asleep (T_on 30), 2 computing until 500,
+    3 asleep (T_on 60). j0 (2 nodes, 10 s): ready times [200, 30, 500, 60] -> s = 60 on
+    {1, 3}, f = 70. j1 (2 nodes): s = 70 on {1, 3} again. Wakes: node 3 min(0, 10) = 0
+    -> now; node 1 min(30, 40) = 30 -> callback at 30. The request-end calls add, for
+    node 1 still asleep, 200 - 30 = 170 and 500 - 30 = 470."""
+    nodes = [computing(200.0), sleeping(), computing(500.0), sleeping(t_on=60.0)]
+    queue = [job("j0", 2, 10.0), job("j1", 2, 10.0)]
+    plan_only = dataclasses.replace(DEFAULT, request_end_calls=False)
+    decisions = decide_snf_ipm(view(nodes, queue), plan_only)
+    assert (decisions.switch_on, decisions.call_at) == ([3], [30.0])
+    decisions = decide_snf_ipm(view(nodes, queue), DEFAULT)
+    assert (decisions.switch_on, decisions.call_at) == ([3], [30.0, 170.0, 470.0])
+
+
+def test_wake_at_now_plus_t_on_minus_t_on_is_now():
+    """now = 1489.0031088499188 (a time of the markovian run on AOBA, T_on = 1200 s): one
+    idle node and one asleep; j0 (2 nodes) is planned at now + T_on, so the sleeping
+    node's wake time is now: paper IV-C, "if this time has already arrived, the node is
+    switched on immediately". Expected: switch-on now, no callback for it."""
+    now = 1489.0031088499188
+    nodes = [idle(now, t_on=1200.0, e_on=720000.0, p_idle=600.0),
+             sleeping(t_on=1200.0, e_on=720000.0, p_idle=600.0)]
+    decisions = decide_snf_ipm(view(nodes, [job("j0", 2, 10.0)], now=now), DEFAULT)
+    assert decisions.switch_on == [1]
+    assert decisions.call_at == [now + 7200.0]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import random
 from pathlib import Path
 
 import pytest
 
+from snficon.engine.outputs import JobRow
 from snficon.platform.generate import NodeModel, render_platform, write_platform
 
 #: Power figures chosen so that every state has a distinct power (W, s).
@@ -28,3 +31,31 @@ def write_workload(path: Path, jobs: list[dict], profiles: dict | None = None) -
         job.setdefault("walltime", -1)
     path.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": profiles}))
     return path
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV output file, as dicts of text."""
+    with open(path) as handle:
+        return list(csv.DictReader(handle))
+
+
+STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_KILLED", "COMPLETED_WALLTIME_REACHED",
+          "COMPLETED_FAILED", "REJECTED")
+
+
+def random_job_rows(seed: int, count: int) -> list[JobRow]:
+    """``count`` random rows of ``out_jobs.csv`` (rejected ones without a start)."""
+    draw = random.Random(seed)
+    rows = []
+    for index in range(count):
+        state = draw.choice(STATES)
+        sub = draw.uniform(0, 1e6) * 10 ** draw.randint(-6, 3)
+        row = JobRow(job_id=str(index), workload_name="w0", profile="p", submission_time=sub,
+                     requested_resources=draw.randint(1, 9), requested_time=-1.0,
+                     final_state=state)
+        if state != "REJECTED":
+            row.start = sub + draw.uniform(0, 1e5) * 10 ** draw.randint(-6, 2)
+            row.execution_time = draw.uniform(1e-5, 1e5)
+            row.allocation = "0-1"
+        rows.append(row)
+    return rows

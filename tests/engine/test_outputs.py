@@ -1,56 +1,17 @@
-"""Streamed outputs and the running job summary give what the in-memory tables gave."""
+"""Streamed outputs give what the in-memory tables gave; evalys reads them."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import numpy as np
+from evalys.jobset import JobSet
 
+from snficon.drivers.session import simulate_in_process
 from snficon.engine.outputs import JobRow, OutputTables, output_paths
-from snficon.engine.summary import JobSummary
+from tests.conftest import FCFS_SCHEDULER
 
-STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_KILLED", "COMPLETED_WALLTIME_REACHED",
-          "COMPLETED_FAILED", "REJECTED")
-
-
-def _rows(seed: int, count: int) -> list[JobRow]:
-    draw = random.Random(seed)
-    rows = []
-    for index in range(count):
-        state = draw.choice(STATES)
-        sub = draw.uniform(0, 1e6) * 10 ** draw.randint(-6, 3)
-        row = JobRow(job_id=str(index), workload_name="w0", profile="p", submission_time=sub,
-                     requested_resources=draw.randint(1, 9), requested_time=-1.0,
-                     final_state=state)
-        if state != "REJECTED":
-            row.start = sub + draw.uniform(0, 1e5) * 10 ** draw.randint(-6, 2)
-            row.execution_time = draw.uniform(1e-5, 1e5)
-            row.allocation = "0-1"
-        rows.append(row)
-    return rows
-
-
-def test_running_summary_equals_the_sums_and_maxima_of_the_rows():
-    for seed in range(20):
-        rows = _rows(seed, random.Random(seed).randint(0, 400))
-        summary = JobSummary()
-        for row in rows:
-            summary.add(row.submission_time, row.start, row.execution_time, row.final_state)
-        ran = [row for row in rows if row.start is not None]
-        waits = [row.start - row.submission_time for row in ran]
-        turns = [row.start + row.execution_time - row.submission_time for row in ran]
-        slows = [t / row.execution_time for t, row in zip(turns, ran, strict=True)]
-        assert summary.waits.value == sum(waits)
-        assert summary.turnarounds.value == sum(turns)
-        assert summary.slowdowns.value == sum(slows)
-        assert summary.max_wait.value() == max(waits, default=0.0)
-        assert summary.max_turnaround.value() == max(turns, default=0.0)
-        assert summary.max_slowdown.value() == max(slows, default=0.0)
-        assert summary.makespan.value() == max((r.start + r.execution_time for r in ran),
-                                               default=0.0)
-        assert summary.finished == len(ran)
-        assert summary.rejected == len(rows) - len(ran)
+from .conftest import random_job_rows, write_workload
 
 
 def _fill(tables: OutputTables, rows: list[JobRow]) -> None:
@@ -63,7 +24,7 @@ def _fill(tables: OutputTables, rows: list[JobRow]) -> None:
 
 
 def test_streamed_files_are_the_in_memory_render(tmp_path: Path):
-    rows = _rows(7, 5000)
+    rows = random_job_rows(7, 5000)
     kept = OutputTables(energy_enabled=True)
     kept.record_pstate(0.0, "0-3", 0)
     _fill(kept, rows)
@@ -82,3 +43,22 @@ def test_streamed_files_are_the_in_memory_render(tmp_path: Path):
     for name, path in output_paths(tmp_path / "out").items():
         assert path.read_text() == texts[name], name
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+# evalys, the field's analysis library, reads the engine's output files.
+
+
+def test_evalys_reads_out_jobs(platform4: Path, tmp_path: Path):
+    jobs = [{"id": i, "subtime": 4.0 * i, "res": 1 + i % 2} for i in range(1, 13)]
+    jobs.append({"id": 99, "subtime": 1.0, "res": 9})  # rejected: larger than the platform
+    workload = write_workload(tmp_path / "w.json", jobs)
+    simulate_in_process(platform4, [workload], FCFS_SCHEDULER, {"timeout": 5},
+                        export_prefix=tmp_path / "out")
+    jobset = JobSet.from_csv(str(tmp_path / "out_jobs.csv"))
+    frame = jobset.df
+    assert len(frame) == 13
+    assert set(frame["jobID"].astype(str)) == {str(j["id"]) for j in jobs}
+    finished = frame[frame["success"] == 1]
+    assert len(finished) == 12
+    assert (finished["finish_time"] >= finished["starting_time"]).all()
+    assert jobset.res_bounds.inf == 0 and jobset.res_bounds.sup <= 3

@@ -70,3 +70,33 @@ def test_every_number_of_the_recordings_reads_as_the_digit_loop(shared_dir: Path
         value = float(text)
         if math.isfinite(value):
             assert _bits(as_batsim_reads(value)) == _bits(parse_number(repr(value))), text
+
+
+# Reference doubles for rapidjson's own reading: obtained by compiling a C++ program that
+# calls rapidjson 1.1.0's ``Document::Parse`` (default flags) on each text and prints
+# ``GetDouble()`` with ``%a``; they are independent of the Python code under test.
+
+#: (text, rapidjson 1.1.0's reading as a hex float, whether it is the correctly rounded one).
+RAPIDJSON_READINGS = [
+    ("16043.705453802635", "0x1.f55da4c4f6995p+13", False),
+    ("9158.629325904787", "0x1.1e3508dc051ccp+13", False),
+    ("9418.590134232301", "0x1.2654b8984bdfdp+13", False),
+    ("9518.426744935083", "0x1.297369f93f9f6p+13", False),
+    ("10287.644048257825", "0x1.417d2702c5e33p+13", False),
+    ("123456789012.34567891", "0x1.cbe991a14588p+36", False),
+    ("9007199254740993.5", "0x1p+53", False),
+    ("215.99210378475135", "0x1.affbf506fb7d6p+7", True),
+    ("10150.094827696674", "0x1.3d30c23505ffcp+13", True),
+    ("0.1", "0x1.999999999999ap-4", True),
+    ("3.14159265358979323846", "0x1.921fb54442d18p+1", True),
+    ("1e-5", "0x1.4f8b588e368f1p-17", True),
+    ("2.5e+3", "0x1.388p+11", True),
+    ("0.000000123456789012345678", "0x1.091f1667f0596p-23", True),
+]
+
+
+@pytest.mark.parametrize("text, reading, correctly_rounded", RAPIDJSON_READINGS)
+def test_rapidjson_double_reads_as_rapidjson(text: str, reading: str, correctly_rounded: bool):
+    expected = float.fromhex(reading)
+    assert rapidjson_double(text) == expected
+    assert (float(text) == expected) is correctly_rounded
