@@ -95,7 +95,7 @@ def test_option_of_another_policy(write_campaign):
     text = HEAD + GROUP.replace('["snficon"]', '["snficon", "snfIpm"]') \
         + "sweep = { alpha = [10] }\n"
     error = rejected(write_campaign, text)
-    assert "policy snfIpm" in str(error) and "known: timeout" in str(error)
+    assert "policy snfIpm" in str(error) and "known: request_end_calls, timeout" in str(error)
 
 
 def test_missing_campaign_file(tmp_path):
