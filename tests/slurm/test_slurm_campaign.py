@@ -70,7 +70,7 @@ def snficon_command() -> list[str]:
 
 
 def worker_jobs(slurm: SlurmNode) -> str:
-    shown = slurm.run("squeue", "-h", "-n", JOB_NAME, "-o", "%i %j %T")
+    shown = slurm.run("squeue", "-h", "--me", "-n", JOB_NAME, "-o", "%i %j %T")
     assert shown.returncode == 0, f"squeue failed: {shown.stderr}"
     return shown.stdout.strip()
 
@@ -94,7 +94,7 @@ def campaign_run(slurm: SlurmNode, tmp_path_factory: pytest.TempPathFactory) -> 
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
-        slurm.run("scancel", "-n", JOB_NAME)
+        slurm.run("scancel", "--me", "-n", JOB_NAME)
         pytest.fail(f"the campaign did not end within {CAMPAIGN_TIMEOUT_S:.0f} s; "
                     f"stdout: {out[-2000:]!r}; stderr: {err[-2000:]!r}")
     seconds = time.monotonic() - started
@@ -105,7 +105,7 @@ def campaign_run(slurm: SlurmNode, tmp_path_factory: pytest.TempPathFactory) -> 
         left = worker_jobs(slurm)
     waited = time.monotonic() - ended
     if left:  # leave the session's Slurm clean for whatever runs next
-        slurm.run("scancel", "-n", JOB_NAME)
+        slurm.run("scancel", "--me", "-n", JOB_NAME)
     return CampaignRun(folder, folder / "results", process.returncode, out, err, seconds,
                        left, waited)
 
