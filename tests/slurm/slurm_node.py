@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -290,3 +291,35 @@ def _wait_idle(node: SlurmNode, folder: Path, timeout_s: float) -> None:
         time.sleep(1)
     raise Unavailable(f"the Slurm started here shows no idle node after {timeout_s:.0f} s "
                       f"(sinfo: {shown!r}); slurmd's log: {_tail(folder / 'slurmd.log')}")
+
+
+def main() -> int:
+    """``python -m tests.slurm.slurm_node``: bring a Slurm up by hand, say how to reach it,
+    and stop it again on Ctrl-C or SIGTERM (to try ``--executor slurm`` on this machine)."""
+    try:
+        node = bring_up()
+    except Unavailable as why:
+        print(f"no Slurm: {why}", file=sys.stderr)
+        return 1
+    if not node.started and node.folder is None:
+        print(f"a Slurm answers sinfo already: partition {node.partition}")
+        return 0
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        print(f"export SLURM_CONF={node.env['SLURM_CONF']}   # partition {node.partition}, "
+              f"up in {node.bring_up_s:.1f} s; Ctrl-C stops it", flush=True)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        node.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
