@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import signal
 import sys
 import time
@@ -134,6 +136,8 @@ def campaign(args: argparse.Namespace) -> int:
         make_missing_inputs(loaded, expansion.plans, sys.stderr)
     check_inputs(loaded, expansion.plans)
     specs = make_specs(expansion.plans, results / "runs")
+    if args.executor in ("dask", "slurm") and not getattr(args, "verbose", False):
+        quiet_dask_logging()
     print(f"campaign {loaded.name}: {len(specs)} runs, results in {results}/")
     line = ProgressLine(sys.stderr)
     started = time.monotonic()
@@ -159,6 +163,28 @@ def campaign(args: argparse.Namespace) -> int:
     note = "" if parquet_available() else " (no Parquet: pyarrow is not installed)"
     print(f"results: {files}{note}")
     return 1 if outcome.failed else 0
+
+
+#: Loggers of Dask's scheduler, client, workers and job submission, kept to warnings.
+DASK_LOGGERS = ("distributed", "dask_jobqueue")
+
+
+def quiet_dask_logging() -> None:
+    """Keep Dask's log to its warnings (``snficon -v campaign`` keeps its INFO lines): the
+    scheduler's and client's INFO lines would flood the terminal around the progress line.
+
+    Dask sets its loggers' levels from its configuration when ``distributed`` is imported,
+    so that is done first here; ``DASK_LOGGING__DISTRIBUTED=warning`` (unless the
+    environment gives one) says the same to the worker processes this one starts, or that
+    Slurm starts with its environment (their job output files).
+    """
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
+    try:
+        import distributed  # noqa: F401  (configures its loggers on import)
+    except ImportError:  # the executor says what is missing
+        return
+    for name in DASK_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it; 143 after SIGTERM.
