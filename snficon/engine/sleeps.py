@@ -26,6 +26,7 @@ more than half of it.
 from __future__ import annotations
 
 import heapq
+from array import array
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -45,15 +46,15 @@ class SleepHeap:
         self._heap: list[tuple[float, int, Action]] = []
         #: The alive sleeps in start order (the first is the oldest).
         self._alive: dict[int, Action] = {}
-        #: ``_deltas[i]`` is the delta of step ``_base + i``.
-        self._deltas: list[float] = []
+        #: ``_deltas[i]`` is the delta of step ``_base + i``; no pending sleep started
+        #: before step ``_base``.
+        self._deltas = array("d")
         self._base = 0
+        #: The length of ``_deltas`` past which those older than the oldest sleep are dropped.
+        self._trim_at = 2 * _REBUILD_AT
         #: Steps so far (solves that moved the clock by a delta, 0 included).
         self.steps = 0
         self._removed = 0
-
-    def __bool__(self) -> bool:
-        return bool(self._alive)
 
     def __len__(self) -> int:
         return len(self._alive)
@@ -77,11 +78,16 @@ class SleepHeap:
     def sync(self, action: Action) -> None:
         """Bring ``max_duration`` up to date: subtract the deltas of the steps it missed,
         one at a time, as SimGrid's step did."""
-        value = action.max_duration
-        for delta in self._deltas[action.synced - self._base:]:
-            value -= delta
-        action.max_duration = value
-        action.synced = self.steps
+        missed = self.steps - action.synced
+        if missed:
+            value = action.max_duration
+            if missed == 1:  # the usual case: a sleep looked at the step before
+                value -= self._deltas[-1]
+            else:
+                for delta in self._deltas[action.synced - self._base:]:
+                    value -= delta
+            action.max_duration = value
+            action.synced = self.steps
 
     def due(self, reach: float) -> list[Action]:
         """Take out, up to date, every sleep that may end at a step ending no later than
@@ -97,9 +103,11 @@ class SleepHeap:
             self._removed -= 1
         if not heap:
             return []
-        reach = min(reach, heap[0][0])
-        oldest = next(iter(self._alive.values()))
-        slack = _SLACK * (self.steps - oldest.born + 2) * max(abs(reach), 1.0)
+        top = heap[0][0]
+        if top < reach:
+            reach = top
+        # Steps since the oldest sleep started, at most (no sleep started before _base).
+        slack = _SLACK * (self.steps - self._base + 2) * (reach if reach > 1.0 else 1.0)
         # A duration under the precision ends a step (``double_update``): 1e-9 s.
         bound = reach + 2.0 * slack + 1e-9
         due = []
@@ -127,12 +135,14 @@ class SleepHeap:
         updated by the caller); deltas older than the oldest pending sleep are dropped."""
         self.steps += 1
         if not self._alive:
-            self._deltas.clear()
+            if self._deltas:
+                del self._deltas[:]
             self._base = self.steps
             return
-        self._deltas.append(delta)
-        oldest = next(iter(self._alive.values())).born
-        drop = oldest - self._base
-        if drop > _REBUILD_AT and 2 * drop > len(self._deltas):
-            del self._deltas[:drop]
+        deltas = self._deltas
+        deltas.append(delta)
+        if len(deltas) > self._trim_at:
+            oldest = next(iter(self._alive.values())).born
+            del deltas[:oldest - self._base]
             self._base = oldest
+            self._trim_at = max(2 * _REBUILD_AT, 2 * len(deltas))

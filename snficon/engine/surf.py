@@ -217,7 +217,7 @@ class Surf:
             return self.instant_step()
         rated = self._rated.values()  # a view: nothing is forgotten until the end
         sleeps = self._sleeps
-        if not rated and not sleeps:
+        if not self._actions:
             return -1.0
         best = math.inf
         for action in rated:
@@ -225,7 +225,7 @@ class Surf:
             value = remains / action.rate if remains > 0.0 else 0.0
             if value < best:
                 best = value
-        due = sleeps.due(self.now + best) if sleeps else []
+        due = sleeps.due(self.now + best)
         for action in due:
             duration = action.max_duration
             if duration < best:
