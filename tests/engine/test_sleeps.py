@@ -99,3 +99,24 @@ def test_many_pending_sleeps_end_in_the_order_they_started_and_removed_ones_neve
     assert ends == [(998.0, [i for i in kept if i % 3 == 2]),
                     (999.0, [i for i in kept if i % 3 == 1]),
                     (1000.0, [i for i in kept if i % 3 == 0])]
+
+
+def test_a_sleep_pending_over_thousands_of_steps_ends_as_in_the_step_by_step_update():
+    # Old deltas are dropped as the steps go (past 2,048 of them): the long sleeps, started
+    # early, still replay every delta since they started.
+    rng = random.Random(7)
+    surf, eager = Surf(), EagerSurf()
+    for name, duration in (("long", 3000.123456789), ("longer", 4000.0 + 1e-7)):
+        surf.sleep(duration, -1, name)
+        eager.sleep(duration, name)
+    ends = []
+    for step in range(12000):
+        if len(eager.actions) < 40:
+            duration = rng.choice([0.1, 0.7, 1.3]) + rng.random() * 1e-3
+            surf.sleep(duration, -1, f"short{step}")
+            eager.sleep(duration, f"short{step}")
+        best, ended = eager.solve()
+        assert surf.solve() == best and surf.now == eager.now
+        assert [action.activity for action in surf.take_finished()] == ended
+        ends += [(eager.now, name) for name in ended if name.startswith("long")]
+    assert [name for _, name in ends] == ["long", "longer"]
