@@ -62,6 +62,10 @@ from snficon.core.policy import Policy
 from snficon.core.time_limits import TimeLimitParams, build_time_limits
 from snficon.errors import InputError
 
+#: Options that count nodes (the spare nodes' bounds, eq. 29-31): none may exceed the
+#: platform's node count, checked when the policy is built for a platform.
+NODE_COUNT_OPTIONS = ("s_min", "s_max")
+
 #: The entry-point group installed distributions register their parts in.
 ENTRY_POINT_GROUP = "snficon.parts"
 
@@ -340,8 +344,21 @@ class Composition:
 
     def build(self, p_sleep_w: np.ndarray) -> Policy:
         """The policy for a run on a platform with per-node sleep power ``p_sleep_w`` (W)."""
+        self.check_node_counts(len(p_sleep_w))
         made = [self.specs[name].build(self.params[name], p_sleep_w) for name in self.parts]
         return Policy(order=made[0], power=made[1], layers=tuple(made[2:]))
+
+
+    def check_node_counts(self, nb_nodes: int) -> None:
+        """Refuse an option counting nodes (:data:`NODE_COUNT_OPTIONS`) above ``nb_nodes``, the
+        platform's: the policy would otherwise clamp it without a word."""
+        for name in self.parts:
+            params = self.params[name]
+            for option_name in NODE_COUNT_OPTIONS:
+                value = getattr(params, option_name, None)
+                if value is not None and value > nb_nodes:
+                    raise InputError(f"option {option_name!r} ({value}) of part {name!r} is "
+                                     f"more than the platform's {nb_nodes} nodes")
 
 
 def compose(order: str, power: str, layers: Sequence[str] = (),

@@ -22,6 +22,8 @@ from snficon.engine.context import BatsimContext
 from snficon.engine.kernel import CALL, CANCELED, PUT, TIMEOUT, WAIT, sleep
 from snficon.engine.machines import MachineState
 from snficon.engine.wire import long_double_difference
+from snficon.errors import InputError
+from snficon.workload.limits import MAX_TIME_S
 from snficon.workload.model import PROFILE_DELAY
 
 ActorCode = Generator[tuple, Any, None]
@@ -173,6 +175,7 @@ def _delay_task(ctx: BatsimContext, job: J.EngineJob, remaining: float,
                 host: int) -> Generator[tuple, Any, int]:
     """``do_delay_task``: sleep the delay, or until the walltime if it comes first."""
     delay = job.profile.delay_s
+    _check_end(ctx, job, delay if remaining < 0 else min(delay, remaining))
     job.delay_start = ctx.now
     job.delay_required = delay
     if remaining < 0 or delay < remaining:
@@ -180,6 +183,16 @@ def _delay_task(ctx: BatsimContext, job: J.EngineJob, remaining: float,
         return 0
     yield from sleep(remaining, host)
     return -1
+
+
+def _check_end(ctx: BatsimContext, job: J.EngineJob, seconds: float) -> None:
+    """Refuse a job that would end past the time the clock represents (InputError)."""
+    if ctx.now + seconds > MAX_TIME_S:
+        raise InputError(
+            f"{ctx.jobs.source_of(job)}: job {job.spec.id!r} (profile {job.spec.profile!r}, "
+            f"{job.full_id!r} in the outputs): started at {ctx.now!r} s for "
+            f"{seconds!r} s, it would end past the {MAX_TIME_S:.0f} s (about 272 years) that the "
+            "simulation clock represents to the microsecond")
 
 
 def _parallel_task(ctx: BatsimContext, job: J.EngineJob, remaining: float,
@@ -190,6 +203,9 @@ def _parallel_task(ctx: BatsimContext, job: J.EngineJob, remaining: float,
     execution = yield (CALL, ctx.kernel.start_exec, nodes, job.profile.cpu_flops,
                        ctx.machines.speeds(nodes))
     job.ptask = execution
+    action = execution.action
+    seconds = action.remains / action.rate
+    _check_end(ctx, job, seconds if remaining < 0 else min(seconds, remaining))
     if len(nodes) == 1:
         ctx.kernel.touch(nodes)  # Exec::on_start of the energy plugin (one host)
     outcome = yield (WAIT, execution, remaining if remaining >= 0 else -1.0, host)

@@ -182,6 +182,10 @@ class JobTable:
         index = source.index_of(job_id)
         return None if index is None else (name, index)
 
+    def source_of(self, job: EngineJob) -> str:
+        """The file (or label) of the workload ``job`` comes from."""
+        return self._sources[job.workload_name].source
+
     def __contains__(self, full_id: object) -> bool:
         return isinstance(full_id, str) and (full_id in self._made
                                               or self._position(full_id) is not None)

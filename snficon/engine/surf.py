@@ -32,6 +32,16 @@ remains (``Action::update_remains``), ``sg_surf_precision`` = 1e-9 s for
 durations (``Action::update_max_duration``). The actions that reach 0 finish,
 in list order.
 
+Sleeps are not scanned at each step: they wait in a heap of ``(end, seq,
+action)`` (SimPy's event heap) keyed by an estimate of their end on the clock,
+and only those whose estimate is within rounding of the step's end are
+brought up to date and looked at (:class:`SleepHeap`). Bringing a sleep up to
+date replays, one by one, the deltas of the steps it missed, so its
+``max_duration`` is exactly the value SimGrid's step-by-step subtraction gives;
+the steps' order of ends stays the list order (``seq``). The cost of a step
+thus does not grow with the number of sleeps pending (a scheduler with 100,000
+``CALL_ME_LATER`` requests waiting).
+
 Those thresholds are why Batsim sometimes reports two ends "at the same time"
 in two steps: a job whose true end lies more than 1e-14 of its work after
 another event's step ends one step later, at a clock value that may print the
@@ -51,6 +61,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from snficon.engine.sleeps import SleepHeap
 
 #: ``sg_maxmin_precision`` (``maxmin/precision``, SimGrid 3.32 default).
 MAXMIN_PRECISION = 1e-5
@@ -81,7 +93,7 @@ class Action:
     """
 
     __slots__ = ("seq", "kind", "rate", "remains", "max_duration", "hosts", "loads",
-                 "activity", "alive")
+                 "activity", "alive", "end", "born", "synced")
 
     def __init__(self, seq: int, kind: int, rate: float, remains: float, max_duration: float,
                  hosts: np.ndarray, loads: bool, activity: object) -> None:
@@ -94,6 +106,12 @@ class Action:
         self.loads = loads
         self.activity = activity
         self.alive = True
+        #: A sleep's end on the clock as estimated when it started (its heap key).
+        self.end = 0.0
+        #: The step count when a sleep started, and when its ``max_duration`` was last
+        #: brought up to date (:class:`SleepHeap`).
+        self.born = 0
+        self.synced = 0
 
 
 class Surf:
@@ -105,7 +123,7 @@ class Surf:
         #: The same actions split by what the step updates: those with a rate (execs and
         #: comms: their remains) and those with a max duration (sleeps); no action has both.
         self._rated: dict[int, Action] = {}
-        self._timed: dict[int, Action] = {}
+        self._sleeps = SleepHeap()
         self._seq = 0
         #: Execs and comms with no work left (comms, zero-flop jobs): the next solve
         #: has delta 0 (``next_occurring_event_full`` returns 0 for them).
@@ -124,8 +142,8 @@ class Surf:
         self._actions[action.seq] = action
         if rate > 0.0:
             self._rated[action.seq] = action
-        if max_duration != NO_MAX_DURATION:
-            self._timed[action.seq] = action
+        if kind == SLEEP:
+            self._sleeps.add(action, self.now)
         if remains == 0.0 and kind != SLEEP:
             self._instant.append(action)
         elif 0.0 <= max_duration < SURF_PRECISION:
@@ -169,8 +187,10 @@ class Surf:
     def _forget(self, action: Action) -> None:
         seq = action.seq
         del self._actions[seq]
-        self._rated.pop(seq, None)
-        self._timed.pop(seq, None)
+        if action.kind == SLEEP:
+            self._sleeps.discard(action)
+        else:
+            self._rated.pop(seq, None)
 
     def cancel(self, action: Action) -> None:
         """``Action::cancel``: the action leaves the started set for the failed one."""
@@ -195,9 +215,9 @@ class Surf:
         """
         if self._instant:
             return self.instant_step()
-        rated = self._rated.values()  # views: nothing is forgotten until the end
-        timed = self._timed.values()
-        if not rated and not timed:
+        rated = self._rated.values()  # a view: nothing is forgotten until the end
+        sleeps = self._sleeps
+        if not self._actions:
             return -1.0
         best = math.inf
         for action in rated:
@@ -205,7 +225,8 @@ class Surf:
             value = remains / action.rate if remains > 0.0 else 0.0
             if value < best:
                 best = value
-        for action in timed:
+        due = sleeps.due(self.now + best)
+        for action in due:
             duration = action.max_duration
             if duration < best:
                 best = duration
@@ -219,18 +240,26 @@ class Surf:
                 ended.append(action)
             action.remains = remains
         ended_rated = len(ended)
-        for action in timed:
+        kept: list[Action] = []
+        for action in due:
             duration = action.max_duration - best
             if duration < SURF_PRECISION:
                 duration = 0.0
                 ended.append(action)
+                sleeps.end(action)
+            else:
+                kept.append(action)
             action.max_duration = duration
+        sleeps.advance(best)
+        for action in kept:
+            sleeps.keep(action)
         if ended:
-            if 0 < ended_rated < len(ended):  # list order: both kinds interleave
-                ended.sort(key=_seq_of)
+            if len(ended) - ended_rated > 1 or 0 < ended_rated < len(ended):
+                ended.sort(key=_seq_of)  # list order: the sleeps came by end, not seq
             for action in ended:
                 action.alive = False
-                self._forget(action)
+                del self._actions[action.seq]
+                self._rated.pop(action.seq, None)
             self.finished.extend(ended)
         return best
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from snficon.errors import InputError, UnsupportedError
+from snficon.workload.limits import check_time
 from snficon.workload.model import (
     PROFILE_DELAY,
     PROFILE_PARALLEL_HOMOGENEOUS,
@@ -50,6 +51,7 @@ def parse_profile(name: str, raw: Any, source: str) -> Profile:
         delay = _number(raw["delay"], where, "delay")
         if delay <= 0:
             raise InputError(f"{where}: 'delay' must be positive (Batsim refuses {delay!r})")
+        check_time(delay, where, "delay")
         return Profile(name=name, type=kind, delay_s=delay, raw=raw)
     for key in ("cpu", "com"):
         if key not in raw:
@@ -79,6 +81,7 @@ def parse_job(raw: Any, index: int, profiles: Container[str], source: str) -> Jo
     subtime = _number(raw["subtime"], where, "subtime")
     if subtime < 0:
         raise InputError(f"{where}: 'subtime' is negative: {subtime!r}")
+    check_time(subtime, where, "subtime")
     res = raw["res"]
     if isinstance(res, bool) or not isinstance(res, int):
         if isinstance(res, float) and res.is_integer():
@@ -93,11 +96,13 @@ def parse_job(raw: Any, index: int, profiles: Container[str], source: str) -> Jo
     walltime = _number(raw.get("walltime", -1), where, "walltime")
     if walltime <= 0 and walltime != -1:
         raise InputError(f"{where}: 'walltime' must be positive or -1, got {walltime!r}")
+    check_time(walltime, where, "walltime")
     reqtime = None
     if "reqtime" in raw:
         reqtime = _number(raw["reqtime"], where, "reqtime")
         if reqtime < 0:
             raise InputError(f"{where}: 'reqtime' is negative: {reqtime!r}")
+        check_time(reqtime, where, "reqtime")
     return JobSpec(id=str(job_id), subtime=subtime, res=res, profile=profile,
                    walltime=walltime, reqtime=reqtime, raw=raw)
 
