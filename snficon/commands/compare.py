@@ -8,8 +8,9 @@ import json
 from snficon.analysis.compare import METRICS, START_TOLERANCE_S, Comparison, JobDifference
 from snficon.analysis.job_logs import LoggedJob
 from snficon.errors import InputError
-from snficon.fileio import atomic_write_text
+from snficon.fileio import atomic_write_text, check_output_file
 from snficon.manifest import accept_run_folder
+from snficon.safe_paths import refuse_output_over_input
 
 #: Exit status when a metric differs by more than --fail-above.
 EXIT_ABOVE = 1
@@ -61,6 +62,9 @@ def compare(args: argparse.Namespace) -> int:
         raise InputError(f"--fail-above must be >= 0, got {args.fail_above}")
     if args.show < 0:
         raise InputError(f"--show must be >= 0, got {args.show}")
+    if args.json:
+        check_output_file(args.json)
+        refuse_output_over_input(args.json, [args.run_a, args.run_b], option="--json")
     notes = [note for note in (accept_run_folder(run, allow_incomplete=args.allow_incomplete,
                                                  foreign=args.foreign)
                                for run in (args.run_a, args.run_b)) if note]

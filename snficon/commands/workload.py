@@ -21,8 +21,9 @@ from snficon.commands.workload_checkpoints import (
 )
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text, check_output_file, check_output_folder
+from snficon.safe_paths import refuse_output_over_input
 from snficon.workload.convert import convert_trace
-from snficon.workload.curriculum import DEFAULT_SEED, write_curriculum
+from snficon.workload.curriculum import DEFAULT_SEED, STAGES, write_curriculum
 from snficon.workload.flex import FlexParams, assign_flexibility, parse_duration
 from snficon.workload.markovian import RES_MEANS, MarkovianParams, generate_markovian
 from snficon.workload.reader import read_workload
@@ -72,6 +73,7 @@ def _markovian(args: argparse.Namespace) -> int:
 
 def _convert(args: argparse.Namespace) -> int:
     check_output_file(args.output)
+    refuse_output_over_input(args.output, [args.input])
     if args.checkpoint_interval is not None:
         return convert_with_checkpoints(args)
     report = convert_trace(args.input, args.output, max_jobs=args.jobs, nb_res=args.nb_res,
@@ -83,6 +85,8 @@ def _convert(args: argparse.Namespace) -> int:
 
 def _curriculum(args: argparse.Namespace) -> int:
     check_output_folder(args.output)
+    for stage in STAGES:
+        refuse_output_over_input(Path(args.output) / f"{stage}.json", [args.segment])
     report = write_curriculum(args.segment, args.output, seed=args.seed, options=_options(args))
     print("\n".join(report.lines()))
     return 0
@@ -90,6 +94,7 @@ def _curriculum(args: argparse.Namespace) -> int:
 
 def _flex(args: argparse.Namespace) -> int:
     check_output_file(args.output)
+    refuse_output_over_input(args.output, [args.input])
     params = FlexParams(share=args.share, max_delay_s=parse_duration(args.max_delay),
                         min_delay_s=(parse_duration(args.min_delay)
                                      if args.min_delay is not None else None),

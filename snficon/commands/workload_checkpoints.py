@@ -14,6 +14,7 @@ import argparse
 from dataclasses import fields
 
 from snficon.fileio import atomic_write_text, check_output_file
+from snficon.safe_paths import refuse_output_over_input
 from snficon.workload.checkpoints import (
     ARRIVALS,
     CheckpointFields,
@@ -54,6 +55,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _pm100(args: argparse.Namespace) -> int:
     check_output_file(args.output)
+    refuse_output_over_input(args.output, [args.input])
     selection = Pm100Selection(
         partition=args.partition or None, qos=args.qos or None, month=args.month or None,
         states=tuple(args.states.split(",")), min_runtime_s=args.min_runtime,

@@ -5,8 +5,9 @@ match ``RESULTS/runs/<id>/``); its robin output folder is ``DIR/<run id>/``
 (Batsim's files under the prefix ``out``, the scheduler's ``decisions.csv``,
 robin's ``log/``). ``DIR/index.csv`` lists the files with their policy,
 inputs and changed options. A workload the campaign cuts to its first jobs is
-written once to ``DIR/workloads/<label>.json``; a trace the campaign converts is
-converted once into ``DIR/cache/`` (:mod:`snficon.campaign.conversion`).
+written once to ``DIR/workloads/<label>.json`` (a label that is not a plain
+file name is spelt safely, :func:`snficon.safe_paths.label_file_name`); a trace the
+campaign converts is converted once into ``DIR/cache/`` (:mod:`snficon.campaign.conversion`).
 
 Paths in the commands are relative to the repository root when they are
 below it (absolute otherwise): run the files from the repository root with
@@ -32,6 +33,7 @@ from snficon.fileio import atomic_write_text
 from snficon.policy_table import POLICIES
 from snficon.registry import PROJECT_ROOT
 from snficon.robin.files import DEFAULT_TIMEOUTS, RobinFile, write_robin
+from snficon.safe_paths import file_in
 
 
 def repo_path(path: str | Path) -> str:
@@ -88,7 +90,8 @@ def write_campaign_robin(campaign: Campaign, plans: Sequence[RunPlan],
         if plan.workload.jobs is not None:
             key = (source, plan.workload.jobs)
             if key not in cut:
-                target = folder / "workloads" / f"{plan.workload.label}.json"
+                target = file_in(folder / "workloads", plan.workload.label, ".json",
+                                 source=campaign.source, what="workload label")
                 target.parent.mkdir(exist_ok=True)
                 truncate_workload(source, plan.workload.jobs, target)
                 cut[key] = repo_path(target)

@@ -155,4 +155,11 @@ def read_workload(path: str | Path, *,
         raise InputError(
             f"{source}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source}: not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at "
+                         f"offset {exc.start} ({exc.reason})") from None
+    except RecursionError:
+        raise InputError(f"{source}: JSON nested too deeply to be a workload") from None
+    except ValueError as exc:  # a number beyond what Python reads (an integer of 4,300 digits)
+        raise InputError(f"{source}: unreadable JSON value: {exc}") from None
     return parse_workload(document, source)

@@ -41,6 +41,9 @@ from snficon.workload.trace import ReadReport, Trace
 SWF_FIELDS = 18
 _HEADER = re.compile(r"^;\s*(\w+)\s*:\s*(-?\d+)")
 _SIZE_KEYS = ("MaxProcs", "MaxNodes")
+#: Largest whole number a JSON reader keeps exactly (a double's 53-bit mantissa): job
+#: numbers and sizes beyond it would be written as other numbers than the trace's.
+LARGEST_EXACT = 2**53
 # 0-based positions of the fields used (SWF numbers them from 1).
 _ID, _SUBMIT, _RUN, _PROCS, _REQTIME = 0, 1, 3, 4, 8
 _NAMES = {_ID: "job number", _SUBMIT: "submit time", _RUN: "run time",
@@ -52,6 +55,13 @@ def _header_size(header: dict[str, int]) -> tuple[int | None, str]:
         if header.get(key, 0) > 0:
             return header[key], f"SWF header {key}"
     return None, ""
+
+
+def _header_number(text: str, path: Path, line: int) -> int:
+    """A header value (``; MaxProcs: 128``) as an int; InputError when it is out of range."""
+    if len(text.lstrip("-")) > 16 or abs(int(text)) > LARGEST_EXACT:
+        raise InputError(f"{path}:{line}: header value too large (above 2^53): {_shown(text)}")
+    return int(text)
 
 
 def _resolve_nb_res(path: Path, explicit: int | None,
@@ -67,6 +77,11 @@ def _resolve_nb_res(path: Path, explicit: int | None,
     return size, source
 
 
+def _shown(field: str, longest: int = 40) -> str:
+    """``field`` quoted for a message, cut to ``longest`` characters."""
+    return repr(field) if len(field) <= longest else f"{field[:longest]!r}... ({len(field)} chars)"
+
+
 def _parse_record(line: str, where: str) -> tuple[int, int, float, float, float]:
     fields = line.split()
     if len(fields) != SWF_FIELDS:
@@ -78,11 +93,14 @@ def _parse_record(line: str, where: str) -> tuple[int, int, float, float, float]
             values[index] = float(fields[index])
         except ValueError:
             raise InputError(f"{where}: field {index + 1} ({_NAMES[index]}) is not a number: "
-                             f"{fields[index]!r}") from None
+                             f"{_shown(fields[index])}") from None
     for index in (_ID, _PROCS):
         if not values[index].is_integer():
             raise InputError(f"{where}: field {index + 1} ({_NAMES[index]}) is not an "
-                             f"integer: {fields[index]!r}")
+                             f"integer: {_shown(fields[index])}")
+        if abs(values[index]) > LARGEST_EXACT:
+            raise InputError(f"{where}: field {index + 1} ({_NAMES[index]}) is too large to "
+                             f"be written exactly in JSON (above 2^53): {_shown(fields[index])}")
     return (int(values[_ID]), int(values[_PROCS]), values[_SUBMIT], values[_RUN],
             values[_REQTIME])
 
@@ -104,7 +122,7 @@ def read_swf(path: str | Path, *, max_jobs: int | None = None, nb_res: int | Non
         if line.startswith(";"):
             match = _HEADER.match(line)
             if match:
-                header.setdefault(match.group(1), int(match.group(2)))
+                header.setdefault(match.group(1), _header_number(match.group(2), path, number))
             continue
         if not line.strip():
             continue
