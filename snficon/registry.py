@@ -8,13 +8,17 @@ through the thin modules of the repository's ``schedulers/`` folder.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from batsim.batsim import BatsimScheduler
 
 from snficon.adapter.scheduler import scheduler_class
-from snficon.errors import InputError
+from snficon.errors import InputError, SchedulerCrashError
 from snficon.policy_table import POLICIES
 
 #: The folder holding ``schedulers/``, the package ``pybatsim NAME`` imports.
@@ -33,7 +37,7 @@ def load_scheduler(spec: str, options: dict[str, Any] | None = None) -> BatsimSc
 
         if not Path(spec).is_file():
             raise InputError(f"{spec}: scheduler file not found")
-        return instanciate_scheduler(spec, options)
+        return _load_file(instanciate_scheduler, spec, options)
     if spec not in POLICIES:
         raise InputError(f"unknown policy {spec!r} (known: {', '.join(POLICIES)}, "
                          "or a path to a pybatsim scheduler .py file)")
@@ -41,3 +45,32 @@ def load_scheduler(spec: str, options: dict[str, Any] | None = None) -> BatsimSc
         return scheduler_class(spec)(options)
     except InputError as exc:
         raise InputError(f"policy {spec}: {exc}") from None
+
+
+def _load_file(instanciate: Callable[[str, dict[str, Any]], BatsimScheduler], spec: str,
+               options: dict[str, Any]) -> BatsimScheduler:
+    """pybatsim's loading of the file ``spec``, its failures as one-line errors.
+
+    A syntax error, an exception while importing or building the class, and
+    pybatsim's own exit when the file holds no class of the expected name all
+    become :class:`SchedulerCrashError` (exit 6, as the same file fails under
+    ``--engine zmq``), naming the file and, for an exception, where it rose.
+    """
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(said):
+            return instanciate(spec, options)
+    except SyntaxError as exc:
+        raise SchedulerCrashError(
+            f"the scheduler {spec} cannot be loaded: SyntaxError: {exc.msg} "
+            f"({Path(exc.filename or spec).name}:{exc.lineno})") from None
+    except SystemExit:  # pybatsim prints why (no class named after the file) and exits
+        why = " ".join(said.getvalue().split()) or "pybatsim gave up loading it"
+        raise SchedulerCrashError(f"the scheduler {spec} cannot be loaded: {why}") from None
+    except Exception as exc:  # noqa: BLE001 -- the scheduler's own code, whatever it raises
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" in {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+        text = str(exc).splitlines()[0] if str(exc) else ""
+        raise SchedulerCrashError(f"the scheduler {spec} cannot be loaded: "
+                                  f"{type(exc).__name__}{': ' + text if text else ''}"
+                                  f"{where}") from exc

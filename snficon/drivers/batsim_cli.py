@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from snficon import __version__
 from snficon.drivers.session import build_engine
 from snficon.drivers.transcript import Transcript
-from snficon.drivers.zmq_link import DEFAULT_ENDPOINT, run_over_zmq
-from snficon.errors import SnficonError
+from snficon.drivers.zmq_link import DEFAULT_ENDPOINT, check_endpoint, run_over_zmq
+from snficon.errors import OutputError, SnficonError
 from snficon.fileio import (
     check_output_file,
     check_output_prefix,
@@ -119,6 +119,7 @@ def _simulate(args: argparse.Namespace, log: logging.Logger) -> int:
     stopped = "an unexpected error (see the traceback)"
     try:
         check_output_prefix(args.export)
+        check_endpoint(args.socket_endpoint)
         if args.transcript:
             check_output_file(args.transcript)
         engine = build_engine(args.platform, args.workload, energy=args.energy)
@@ -134,6 +135,11 @@ def _simulate(args: argparse.Namespace, log: logging.Logger) -> int:
         stopped = f"{type(exc).__name__}: {exc}"
         print(f"snficon-batsim: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # the environment: a full disk, an I/O error
+        stopped = f"{type(exc).__name__}: {exc}"
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"snficon-batsim: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return OutputError.exit_code
     except KeyboardInterrupt as stop:
         stopped = f"{describe(stop)} by a signal"
         print(f"snficon-batsim: {describe(stop)}", file=sys.stderr)

@@ -18,7 +18,7 @@ import zmq
 
 from snficon.drivers.transcript import Transcript
 from snficon.engine.simulator import BatsimEngine
-from snficon.errors import SchedulerTimeoutError
+from snficon.errors import InputError, ProtocolError, SchedulerTimeoutError
 
 DEFAULT_ENDPOINT = "tcp://localhost:28000"
 
@@ -37,7 +37,12 @@ def run_over_zmq(engine: BatsimEngine, endpoint: str = DEFAULT_ENDPOINT, *,
     context = zmq.Context()
     socket = context.socket(zmq.REQ)
     socket.setsockopt(zmq.LINGER, 0)
-    socket.connect(endpoint)
+    try:
+        _connect(socket, endpoint)
+    except InputError:
+        socket.close(linger=0)
+        context.term()
+        raise
     poller = zmq.Poller()
     poller.register(socket, zmq.POLLIN)
     try:
@@ -48,7 +53,7 @@ def run_over_zmq(engine: BatsimEngine, endpoint: str = DEFAULT_ENDPOINT, *,
             socket.send_string(engine.message_text())
             sent_at = time.perf_counter()
             _wait_for_answer(poller, message, endpoint, answer_timeout_s, peer_alive)
-            raw = socket.recv_string()
+            raw = _answer_text(socket.recv(), message)
             engine.add_scheduling_time(time.perf_counter() - sent_at)
             if transcript is not None:
                 transcript.record_text("sched->sim", raw)
@@ -56,6 +61,37 @@ def run_over_zmq(engine: BatsimEngine, endpoint: str = DEFAULT_ENDPOINT, *,
     finally:
         socket.close(linger=0)
         context.term()
+
+
+def _connect(socket: zmq.Socket, endpoint: str) -> None:
+    """``socket.connect(endpoint)``; InputError naming an endpoint ZeroMQ cannot parse."""
+    try:
+        socket.connect(endpoint)
+    except zmq.ZMQError as exc:  # not transport://address, or an unknown transport
+        raise InputError(f"cannot connect to the scheduler endpoint {endpoint!r}: {exc} "
+                         "(give tcp://HOST:PORT, e.g. tcp://127.0.0.1:28000)") from None
+
+
+def check_endpoint(endpoint: str) -> None:
+    """Raise InputError now if ``endpoint`` is not one ZeroMQ can connect to (before any
+    output is written); nothing is sent."""
+    context = zmq.Context()
+    socket = context.socket(zmq.REQ)
+    try:
+        _connect(socket, endpoint)
+    finally:
+        socket.close(linger=0)
+        context.term()
+
+
+def _answer_text(data: bytes, message: dict[str, Any]) -> str:
+    """The scheduler's answer as text; ProtocolError when it is not UTF-8 (Batsim's JSON)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"at t={message['now']}: the scheduler's answer is not UTF-8 text "
+                            f"(byte 0x{data[exc.start]:02x} at offset {exc.start}): "
+                            f"{data[:200]!r}") from None
 
 
 def _wait_for_answer(poller: zmq.Poller, message: dict[str, Any], endpoint: str,

@@ -109,10 +109,12 @@ class BatsimEngine:
         """Like :meth:`answer` for the answer's JSON text, read with Batsim's number parser."""
         try:
             reply = parse_answer(text)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, a 5,000-digit number
             now = self._message.now if self._message else 0.0
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else (
+                "nested too deeply" if isinstance(exc, RecursionError) else str(exc))
             raise ProtocolError(f"at t={now}: the scheduler's answer is not JSON "
-                                f"({exc.msg}): {text[:200]!r}") from None
+                                f"({why}): {text[:200]!r}") from None
         return self._next((reply, True))
 
     def message_text(self) -> str:
