@@ -30,17 +30,38 @@ J_PER_MWH = 3.6e9
 S_PER_MIN = 60.0
 
 
+#: Columns every results table has (``snficon.campaign.results.BASE_COLUMNS`` names them).
+REQUIRED_COLUMNS = ("id", "policy", "platform", "workload")
+#: Metric columns the report computes with: each must hold numbers in the runs done.
+NUMBER_COLUMNS = (*(column for column, _, _, _ in PROFILE_METRICS), "energy_total",
+                  "energy_compute", "energy_wasted_to_end", "makespan", "jobs",
+                  "carbon_total_kg", "carbon_compute_kg", "carbon_wasted_kg")
+
+
 def load_results(folder: str | Path) -> pd.DataFrame:
-    """The runs that finished (status ``done``) of ``folder/results.csv`` (or .parquet)."""
+    """The runs that finished (status ``done``) of ``folder/results.csv`` (or .parquet).
+
+    Raises :class:`InputError` naming the file when it cannot be read as a
+    table, lacks one of :data:`REQUIRED_COLUMNS`, or holds something other
+    than a number in a metric of :data:`NUMBER_COLUMNS` (naming the row).
+    """
     root = Path(folder)
     csv, parquet = root / "results.csv", root / "results.parquet"
-    if csv.is_file():
-        frame = pd.read_csv(csv, dtype={"options": str, "groups": str, "workload_jobs": object})
-    elif parquet.is_file():
-        frame = pd.read_parquet(parquet)
-    else:
+    if not csv.is_file() and not parquet.is_file():
         raise InputError(f"report: no results.csv in {root} (make one with "
                          "'snficon campaign FILE -o RESULTS')")
+    source = csv if csv.is_file() else parquet
+    try:
+        if source == csv:
+            frame = pd.read_csv(csv, dtype={"options": str, "groups": str,
+                                            "workload_jobs": object})
+        else:
+            frame = pd.read_parquet(parquet)
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        # UnicodeDecodeError is a ValueError; pyarrow's errors for a bad Parquet file too
+        why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{source}: not a results table: {why}") from None
+    _check_columns(frame, source)
     for column in ("options", "groups"):
         if column not in frame:
             frame[column] = ""
@@ -53,6 +74,27 @@ def load_results(folder: str | Path) -> pd.DataFrame:
     frame["rank"] = frame["policy"].map(policy_rank)
     frame["changed"] = frame["options"].map(_option_keys)
     return frame.reset_index(drop=True)
+
+
+def _check_columns(frame: pd.DataFrame, source: Path) -> None:
+    """InputError when ``frame`` (read from ``source``) lacks a column or a metric is text."""
+    missing = [column for column in REQUIRED_COLUMNS if column not in frame]
+    if missing:
+        raise InputError(f"{source}: not a results table: no column {', '.join(missing)} "
+                         f"(it has: {', '.join(map(str, frame.columns[:12]))})")
+    done = frame["status"] == "done" if "status" in frame else pd.Series(True, frame.index)
+    for column in NUMBER_COLUMNS:
+        if column not in frame or pd.api.types.is_numeric_dtype(frame[column]):
+            continue
+        values = frame.loc[done, column]
+        numbers = pd.to_numeric(values, errors="coerce")
+        bad = values[numbers.isna() & values.notna()]
+        if not bad.empty:
+            row = int(bad.index[0])
+            raise InputError(f"{source}: row {row + 1} (line {row + 2}), run "
+                             f"{frame.at[row, 'id']}: {column} is not a number: "
+                             f"{str(bad.iloc[0])[:40]!r}")
+        frame[column] = numbers.reindex(frame.index)
 
 
 def _option_keys(text: str) -> tuple[str, ...]:
