@@ -120,7 +120,10 @@ def read_campaign(path: str | Path) -> Campaign:
         raise CampaignFileError(source, "campaign file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CampaignFileError(source, f"cannot read the file: {exc}") from None
-    return parse_campaign(text, source, Path(path).resolve().parent)
+    try:
+        return parse_campaign(text, source, Path(path).resolve().parent)
+    except RecursionError:  # arrays or tables nested thousands deep
+        raise CampaignFileError(source, "values nested too deeply to be a campaign") from None
 
 
 def parse_campaign(text: str, source: str, folder: Path) -> Campaign:

@@ -37,6 +37,9 @@ def parse_settings(items: list[str]) -> dict[str, Any]:
             options[name] = json.loads(text)
         except json.JSONDecodeError:
             options[name] = text
+        except (ValueError, RecursionError):  # a 5,000-digit number, thousands of brackets
+            raise InputError(f"--set {name}: the value is not one an option can take "
+                             f"(too long a number or nested too deeply): {text[:40]!r}") from None
     return options
 
 

@@ -226,7 +226,10 @@ def read_platform(path: str | Path) -> Platform:
                     continue
                 compute[name] = element_of_host
 
-    visit(root)
+    try:
+        visit(root)
+    except RecursionError:  # thousands of nested zones: no platform SimGrid would load
+        raise InputError(f"{source}: elements nested too deeply to be a platform") from None
     if not masters:
         raise InputError(f"{source}: Cannot find the \"master\" role in the platform file "
                          f"(as Batsim 4.2.1 says): add a host with id=\"{MASTER_HOST}\" "
