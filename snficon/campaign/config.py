@@ -49,6 +49,7 @@ from snficon.campaign.cluster_settings import ClusterSettings, read_cluster
 from snficon.campaign.conversion import TraceConversion, read_conversion
 from snficon.campaign.errors import CampaignFileError
 from snficon.campaign.locate import line_of
+from snficon.campaign.size import FloatSpan
 from snficon.policy_table import POLICIES
 
 Scalar = bool | int | float | str
@@ -82,7 +83,7 @@ class Group:
     cases: tuple[tuple[str, str], ...]  # (platform label, workload label)
     policies: tuple[str, ...]
     options: tuple[tuple[str, Scalar], ...]
-    sweep: tuple[tuple[str, tuple[Scalar, ...]], ...]
+    sweep: tuple[tuple[str, Sequence[Scalar]], ...]  # lists as tuples, ranges lazy
     carbon: CarbonAxis | None = None  # start alignments of a carbon signal
     #: Not Batsim's model: switch durations drawn from Normal(mean, jitter x mean) with
     #: ``seed`` (``snficon run --transition-jitter``); 0 keeps Batsim's fixed durations.
@@ -321,14 +322,15 @@ class _Reader:
             self.scalar(item, path + (key,))
         return tuple(sorted(value.items()))
 
-    def sweep(self, value: Any, path: KeyPath) -> tuple[tuple[str, tuple[Scalar, ...]], ...]:
+    def sweep(self, value: Any, path: KeyPath) -> tuple[tuple[str, Sequence[Scalar]], ...]:
         if not isinstance(value, dict):
             raise self.error(path, f"expected a table of option -> values, got {value!r}")
         axes = []
         for key, values in value.items():
             where = path + (key,)
-            if isinstance(values, dict):
-                values = self.span(values, where)
+            if isinstance(values, dict):  # lazy: counted before any value is made
+                axes.append((key, self.span(values, where)))
+                continue
             if not isinstance(values, list) or not values:
                 raise self.error(where, "expected a non-empty array of values or a range "
                                  "{start = ..., stop = ..., step = ...}")
@@ -337,8 +339,9 @@ class _Reader:
             axes.append((key, tuple(values)))
         return tuple(axes)
 
-    def span(self, table: dict[str, Any], path: KeyPath) -> list[int | float]:
-        """``{start, stop, step}``: start, start + step, ... up to stop included."""
+    def span(self, table: dict[str, Any], path: KeyPath) -> range | FloatSpan:
+        """``{start, stop, step}``: start, start + step, ... up to stop included, as a lazy
+        sequence (:mod:`snficon.campaign.size` counts it before any value is made)."""
         self.known(table, path, RANGE_KEYS)
         numbers = []
         for key in RANGE_KEYS:
@@ -351,9 +354,10 @@ class _Reader:
         if step <= 0 or stop < start:
             raise self.error(path, f"expected start <= stop and step > 0, got {table!r}")
         if all(isinstance(item, int) for item in numbers):
-            return list(range(start, stop + 1, step))
-        count = math.floor((stop - start) / step + 1e-9) + 1
-        return [start + k * step for k in range(count)]
+            return range(start, stop + 1, step)
+        if not math.isfinite((stop - start) / step):
+            raise self.error(path, f"the range has more values than can be counted: {table!r}")
+        return FloatSpan.between(start, stop, step)
 
     def scalar(self, value: Any, path: KeyPath) -> None:
         if isinstance(value, float) and not math.isfinite(value):

@@ -29,6 +29,7 @@ from snficon.campaign.conversion import CACHE
 from snficon.campaign.errors import MissingInputError
 from snficon.campaign.provenance import Provenance, code_digest, package_version
 from snficon.campaign.runs import run_id
+from snficon.campaign.size import DEFAULT_MAX_RUNS, check_run_count
 from snficon.errors import InputError
 from snficon.part_registry import identity_digest, parts_identity
 from snficon.policy_table import COMPOSITION_KEYS, policy_entry, resolved_options
@@ -104,8 +105,13 @@ def changed_options(policy: str, options: dict[str, Any]) -> tuple[tuple[str, An
     return tuple(sorted((k, v) for k, v in options.items() if defaults.get(k, object()) != v))
 
 
-def expand(campaign: Campaign) -> Expansion:
-    """Every run of the campaign, in file order, duplicates merged."""
+def expand(campaign: Campaign, max_runs: int = DEFAULT_MAX_RUNS) -> Expansion:
+    """Every run of the campaign, in file order, duplicates merged.
+
+    The grid points are counted first (:func:`snficon.campaign.size.check_run_count`):
+    a campaign listing more than ``max_runs`` is refused before any run is made.
+    """
+    check_run_count(campaign, max_runs)
     merged: dict[tuple[Any, ...], RunPlan] = {}
     listed = 0
     for group in campaign.groups:

@@ -40,6 +40,8 @@ from snficon.campaign.runner import (
     statuses,
 )
 from snficon.campaign.runs import run_id
+from snficon.campaign.size import DEFAULT_MAX_RUNS
+from snficon.commands.limits import MAX_WORKERS, check_count
 from snficon.errors import InputError
 from snficon.fileio import check_output_folder
 
@@ -80,6 +82,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="first make each missing input (platform, workload, carbon "
                              "signal) by running its 'make' command from the campaign file, "
                              "in the current folder")
+    parser.add_argument("--max-runs", type=int, default=DEFAULT_MAX_RUNS, metavar="N",
+                        help="refuse a campaign listing more runs than this, counted before "
+                             "any is made (default: %(default)s)")
     parser.add_argument("--robin", metavar="DIR",
                         help="write one robin experiment file per run in DIR (run them from "
                              "the repository root) instead of running the campaign")
@@ -119,8 +124,10 @@ def cluster_settings(args: argparse.Namespace, loaded: Campaign) -> ClusterSetti
 
 
 def campaign(args: argparse.Namespace) -> int:
+    check_count(args.max_runs, "--max-runs", 1, 10**12)
+    check_count(args.workers, "--workers", 1, MAX_WORKERS)
     loaded = read_campaign(args.file)
-    expansion = expand(loaded)
+    expansion = expand(loaded, args.max_runs)
     if args.dry_run:
         dry_run(expansion, Path(args.output) if args.output else None, sys.stdout)
         return 0

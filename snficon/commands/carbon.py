@@ -18,6 +18,7 @@ from snficon.analysis.carbon import carbon_from_outputs
 from snficon.carbon.signal import format_instant, read_signal, signal_csv_text
 from snficon.carbon.synthetic import DiurnalParams, synthetic_diurnal
 from snficon.commands.compare import add_run_check_options
+from snficon.commands.limits import MAX_SIGNAL_INTERVALS
 from snficon.commands.run import add_carbon_options, carbon_of
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text
@@ -27,6 +28,11 @@ _DEFAULTS = DiurnalParams()
 
 
 def _synthetic(args: argparse.Namespace) -> int:
+    if args.days > 0 and args.step > 0:  # other values: DiurnalParams says what is wrong
+        intervals = args.days * 86400 / args.step
+        if intervals > MAX_SIGNAL_INTERVALS:
+            raise InputError(f"--days {args.days:g} with --step {args.step:g} s makes "
+                             f"{intervals:.3g} intervals, more than {MAX_SIGNAL_INTERVALS:,}")
     params = DiurnalParams(days=args.days, step_s=args.step, start=args.start, mean=args.mean,
                            amplitude=args.amplitude, peak_hour=args.peak_hour,
                            noise_sd=args.noise, seed=args.seed)

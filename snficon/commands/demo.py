@@ -13,7 +13,7 @@ import json
 import time
 from pathlib import Path
 
-from snficon.errors import InputError
+from snficon.commands.limits import MAX_JOBS, MAX_WORKERS, check_count
 from snficon.fileio import check_output_file, check_output_folder
 
 DEFAULT_PLATFORM = Path("platforms/aoba-64.xml")
@@ -76,8 +76,8 @@ def campaign_text(platform: Path, workload: Path, jobs: int | None) -> str:
 
 def demo(args: argparse.Namespace) -> int:
     started = time.monotonic()
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError("--jobs must be at least 1")
+    check_count(args.jobs, "--jobs", 1, MAX_JOBS)
+    check_count(args.workers, "--workers", 1, MAX_WORKERS)
     platform, workload = Path(args.platform), Path(args.workload)
     output = check_output_folder(args.output)
     for made in (platform, workload):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
+from snficon.commands.limits import MAX_NODES, check_at_most
 from snficon.errors import InputError
 from snficon.fileio import check_output_file
 from snficon.platform.generate import (
@@ -124,6 +125,7 @@ def run_generate(args: argparse.Namespace) -> int:
             raise InputError("--group describes the whole platform: give no MODEL, --nodes "
                              "or figure option with it")
         groups = [parse_group(text) for text in args.group]
+        check_at_most(sum(count for count, _ in groups), "--group (total nodes)", MAX_NODES)
         text = render_heterogeneous_platform(groups)
     else:
         if not args.model:
@@ -131,6 +133,7 @@ def run_generate(args: argparse.Namespace) -> int:
                              + ") or --group")
         if args.nodes is None:
             raise InputError("--nodes N is required with a MODEL")
+        check_at_most(args.nodes, "--nodes", MAX_NODES)
         model = build_model(args.model, overrides)
         groups = [(args.nodes, model)]
         text = render_platform(model, args.nodes)

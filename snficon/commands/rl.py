@@ -15,6 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from snficon.commands.limits import MAX_EPOCHS, MAX_WORKERS, check_count
 from snficon.errors import InputError
 from snficon.fileio import check_output_folder
 
@@ -61,6 +62,9 @@ def _train(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise InputError(f"rl train needs PyTorch and Gymnasium ({exc}): install the rl "
                          "group (see the README)") from None
+    check_count(args.epochs, "--epochs", 1, MAX_EPOCHS)
+    check_count(args.rollout_steps, "--rollout-steps", 1, MAX_EPOCHS)
+    check_count(args.threads, "--threads", 1, MAX_WORKERS)
     folder = check_output_folder(args.output)
     for path in (args.platform, *args.train):
         if not Path(path).is_file():

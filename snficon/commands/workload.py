@@ -14,6 +14,7 @@ import json
 from dataclasses import fields
 from pathlib import Path
 
+from snficon.commands.limits import MAX_JOBS, MAX_NODES, check_count
 from snficon.commands.workload_checkpoints import (
     add_checkpoint_convert_options,
     convert_with_checkpoints,
@@ -58,6 +59,9 @@ def _options(args: argparse.Namespace) -> BatsimOptions:
 
 def _markovian(args: argparse.Namespace) -> int:
     check_output_file(args.output)
+    check_count(args.jobs, "--jobs", 1, MAX_JOBS)
+    check_count(args.nodes, "--nodes", 1, MAX_NODES)
+    check_count(args.cap, "--cap", 1, MAX_NODES)
     params = MarkovianParams(seed=args.seed, n_jobs=args.jobs, load=args.load, nodes=args.nodes,
                              mean_runtime_s=args.mean_runtime, mean_reqtime_s=args.mean_reqtime,
                              p=args.p, cap=args.cap, res_mean=args.res_mean)

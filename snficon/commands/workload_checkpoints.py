@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import fields
 
+from snficon.commands.limits import MAX_JOBS, MAX_NODES, check_count
 from snficon.fileio import atomic_write_text, check_output_file
 from snficon.safe_paths import refuse_output_over_input
 from snficon.workload.checkpoints import (
@@ -45,6 +46,8 @@ def _write(output: str, jobs: CheckpointJobs, nb_res: int, checkpoint: Checkpoin
 
 def _generate(args: argparse.Namespace) -> int:
     check_output_file(args.output)
+    check_count(args.n_jobs, "--jobs", 1, MAX_JOBS)
+    check_count(args.nodes, "--nodes", 1, MAX_NODES)
     params = CheckpointWorkloadParams(**{name: getattr(args, name) for name in _DEFAULTS})
     print(f"checkpoints: seed {params.seed}, {params.n_jobs} jobs on {params.nodes} nodes, "
           f"scale {params.scale:g}x, arrivals {params.arrivals}")
@@ -56,6 +59,7 @@ def _generate(args: argparse.Namespace) -> int:
 def _pm100(args: argparse.Namespace) -> int:
     check_output_file(args.output)
     refuse_output_over_input(args.output, [args.input])
+    check_count(args.nodes, "--nodes", 1, MAX_NODES)
     selection = Pm100Selection(
         partition=args.partition or None, qos=args.qos or None, month=args.month or None,
         states=tuple(args.states.split(",")), min_runtime_s=args.min_runtime,
