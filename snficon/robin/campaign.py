@@ -74,6 +74,10 @@ def write_campaign_robin(campaign: Campaign, plans: Sequence[RunPlan],
     """
     check_inputs(campaign, plans)
     folder = Path(folder)
+    for plan in plans:  # every label checked before anything is written
+        if plan.workload.jobs is not None:
+            file_in(folder / "workloads", plan.workload.label, ".json",
+                    source=campaign.source, what="workload label")
     folder.mkdir(parents=True, exist_ok=True)
     digests: dict[Path, str] = {}
     cut: dict[tuple[Path, int], str] = {}
