@@ -113,6 +113,9 @@ def socket_port(batcmd: str, source: str = "<robin file>") -> int:
     if match is None:
         raise InputError(f"{source}: key 'batcmd': no TCP port in the socket endpoint "
                          f"{endpoint!r}")
+    if not 0 < int(match.group(1)) <= 65535:
+        raise InputError(f"{source}: key 'batcmd': the socket endpoint {endpoint!r} has no "
+                         "valid TCP port (1 to 65535)")
     return int(match.group(1))
 
 

@@ -324,3 +324,14 @@ def test_results_json_untouched_by_the_checks(campaign_results: Path) -> None:
     assert len(rows) == 2 and ",done," in rows[1]
     assert json.loads(next((campaign_results / "runs").iterdir()).joinpath(
         "metrics.json").read_text())["jobs"] == 10
+
+
+def test_a_robin_endpoint_without_a_valid_port_is_refused(tmp_path: Path) -> None:
+    endpoint = "tcp://127.0.0.1:99999999"
+    (tmp_path / "x.yaml").write_text(
+        f"batcmd: batsim -p p.xml -w w.json -e out/out -s {endpoint}\n"
+        f"schedcmd: pybatsim snfIpm -s {endpoint}\noutput-dir: out\nsimulation-timeout: 10\n"
+        "ready-timeout: 5\nsuccess-timeout: 5\nfailure-timeout: 5\n")
+    refused(snficon("robin", "x.yaml", "--engine", "embedded", cwd=tmp_path), 2, "x.yaml",
+            repr(endpoint))
+    assert tree(tmp_path) == {"x.yaml"}
