@@ -71,6 +71,9 @@ def _account(args: argparse.Namespace) -> int:
             existing = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         except ValueError as exc:
             raise InputError(f"{path}: not JSON ({exc})") from None
+        if not isinstance(existing, dict):
+            raise InputError(f"{path}: not a metrics file (a JSON object), refusing to "
+                             "replace it")
         existing.update(record)
         atomic_write_text(path, json.dumps(existing, sort_keys=True, indent=2,
                                            allow_nan=False) + "\n")
