@@ -54,7 +54,8 @@ def _load_file(instanciate: Callable[[str, dict[str, Any]], BatsimScheduler], sp
     A syntax error, an exception while importing or building the class, and
     pybatsim's own exit when the file holds no class of the expected name all
     become :class:`SchedulerCrashError` (exit 6, as the same file fails under
-    ``--engine zmq``), naming the file and, for an exception, where it rose.
+    ``--engine zmq``), naming the file and, for an exception, where it rose; a
+    ValueError (the scheduler refusing its options) becomes :class:`InputError`.
     """
     said = io.StringIO()
     try:
@@ -71,6 +72,7 @@ def _load_file(instanciate: Callable[[str, dict[str, Any]], BatsimScheduler], sp
         frames = traceback.extract_tb(exc.__traceback__)
         where = f" in {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
         text = str(exc).splitlines()[0] if str(exc) else ""
-        raise SchedulerCrashError(f"the scheduler {spec} cannot be loaded: "
-                                  f"{type(exc).__name__}{': ' + text if text else ''}"
-                                  f"{where}") from exc
+        what = f"{type(exc).__name__}{': ' + text if text else ''}{where}"
+        if isinstance(exc, ValueError):  # the scheduler refuses its options: bad input
+            raise InputError(f"the scheduler {spec} refused its options: {what}") from exc
+        raise SchedulerCrashError(f"the scheduler {spec} cannot be loaded: {what}") from exc
