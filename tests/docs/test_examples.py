@@ -9,6 +9,7 @@ The conventions (``:class: run``, ``output``, ``file``, ``syntax``) are in
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,3 +118,24 @@ def test_page_examples(page, tmp_path):
             assert output_matches(block.body, printed), (
                 f"{block.where}: the page shows\n{block.body}\n--- the command printed\n{printed}")
             printed = None
+
+
+def included_shell_blocks(page: Path) -> list[tuple[str, str]]:
+    """The sh fences of the files a page includes (``{include} PATH``)."""
+    found = []
+    for target in re.findall(r"^`{3,}\{include\}\s+(\S+)", page.read_text(encoding="utf-8"),
+                             re.MULTILINE):
+        path = (page.parent / target).resolve()
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"^```(?:sh|bash)\n(.*?)^```", text, re.MULTILINE | re.DOTALL):
+            found.append((f"{path.relative_to(REPO)}:{text.count(chr(10), 0, match.start()) + 1}",
+                          match[1]))
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_included_shell_blocks_parse(page):
+    """An included file's shell blocks (e.g. nix/README.md's) are at least valid shell."""
+    for where, body in included_shell_blocks(page):
+        done = subprocess.run(["bash", "-n"], input=body, text=True, capture_output=True)
+        assert done.returncode == 0, f"{where}: {done.stderr}"
