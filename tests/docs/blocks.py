@@ -10,6 +10,8 @@ A page marks each block with a class (a MyST directive option), read here:
   and runs of blank space equal;
 - ``:class: file``: a file the page makes, written to its ``:caption:`` path
   before the blocks after it run;
+- ``:class: run needs-MODULE``: run when ``MODULE`` is importable (an optional
+  dependency group), else checked for syntax only, as the page says;
 - ``:class: syntax``: checked for syntax only (``bash -n``, a TOML, YAML or
   Python parse): a command that cannot run here (real Batsim, Slurm, nix) or
   takes too long, which the page says.
@@ -21,6 +23,7 @@ run in (the same ``snficon``), as ``uv run`` does from a clone.
 from __future__ import annotations
 
 import doctest
+import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +50,12 @@ class Block:
     kind: str
     caption: str
     body: str
+    needs: tuple[str, ...] = ()
+
+    @property
+    def missing(self) -> list[str]:
+        """The modules this block needs that are not installed."""
+        return [name for name in self.needs if importlib.util.find_spec(name) is None]
 
     @property
     def where(self) -> str:
@@ -62,8 +71,9 @@ def blocks(page: Path) -> list[Block]:
         classes = opts.get("class", "").split()
         kind = next((c for c in classes if c in KINDS), "")
         line = text.count("\n", 0, match.start()) + 1
+        needs = tuple(c.removeprefix("needs-") for c in classes if c.startswith("needs-"))
         found.append(Block(str(page.relative_to(DOCS)), line, match["lang"], kind,
-                           opts.get("caption", "").strip(), match["body"]))
+                           opts.get("caption", "").strip(), match["body"], needs))
     return found
 
 
