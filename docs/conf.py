@@ -31,4 +31,5 @@ napoleon_google_docstring = False
 
 html_theme = "furo"
 html_title = "snficon"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["snficon.css"]
