@@ -25,7 +25,6 @@ myst_heading_anchors = 3
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
-autodoc_default_options = {"show-inheritance": False}
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 
