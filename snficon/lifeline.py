@@ -35,6 +35,18 @@ PR_SET_PDEATHSIG = 1
 WATCH_PERIOD_S = 0.5
 
 
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (another user's counts as alive):
+    how a left-over scratch folder named after its writer's pid is told from one in use."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def _prctl() -> Callable[..., int] | None:
     """libc's ``prctl`` on Linux (None elsewhere or when it cannot be found)."""
     if not sys.platform.startswith("linux"):

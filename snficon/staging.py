@@ -24,6 +24,7 @@ from pathlib import Path
 
 from snficon.errors import OutputError
 from snficon.fileio import INCOMPLETE_SUFFIX, check_output_folder
+from snficon.lifeline import process_alive
 
 #: Names a run writes in its folder (Batsim's files start with ``out``).
 RUN_FILES = frozenset(("metrics.json", "decisions.csv", "log", "manifest.json"))
@@ -89,18 +90,9 @@ def _remove_left_overs(parent: Path, name: str) -> None:
         return
     for left in parent.glob(f".{name}.run-*"):
         pid = left.name.rpartition("-")[2]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(left, ignore_errors=True)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def publish(staged: StagedOutput) -> Path:

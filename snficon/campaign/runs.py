@@ -52,6 +52,7 @@ from snficon.core.carbon_layer import LAYER_METHODS, CarbonLayerParams, trained_
 from snficon.core.carbon_signal import fill_signal_options, signal_option_names
 from snficon.errors import InputError
 from snficon.fileio import atomic_write_text, incomplete_marker, incomplete_reason
+from snficon.lifeline import process_alive
 from snficon.manifest import write_manifest
 from snficon.policy_table import POLICIES
 
@@ -350,17 +351,8 @@ def clean_scratch(runs_dir: str | Path) -> int:
         kind, _, rest = folder.name[1:].partition("-")
         owner, _, pid = rest[ID_LENGTH + 1:].rpartition("-")
         if kind in ("tmp", "old") and owner == host and pid.isdigit() and (
-                int(pid) == me or not _alive(int(pid))):
+                int(pid) == me or not process_alive(int(pid))):
             shutil.rmtree(folder, ignore_errors=True)
             removed += 1
     return removed
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process
-        return True
-    return True
