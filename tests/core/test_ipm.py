@@ -24,6 +24,7 @@ from snficon.core.ipm import (
     idle_timers,
     next_timer_expiry,
     nodes_to_switch_off,
+    request_end_calls,
 )
 from snficon.core.node_choice import StateGroups
 from snficon.core.params import IpmParams
@@ -183,6 +184,37 @@ def test_idle_timers_give_the_timers_of_the_nodes(specs, asks):
         future = [end for i, end in ends.items() if i not in leaving and not is_due(end, now)]
         assert next_timer_expiry(timers(nodes, timeout), now, leaving) == min(future,
                                                                               default=None)
+
+
+@settings(deadline=None, derandomize=True, database=None, max_examples=200)
+@given(specs=st.lists(st.one_of(
+           st.builds(computing, st.sampled_from([10.0, 60.0, 100.0 + 1e-7, 250.0, math.inf])),
+           st.builds(sleeping, t_on=st.sampled_from([30.0, 60.0, 60.0 + 1e-7, math.inf])),
+           st.builds(idle, st.sampled_from([0.0, 20.0]))), min_size=1, max_size=8),
+       asks=st.lists(st.tuples(st.sampled_from([0.0, 40.0, 40.0 + 1e-7, 100.0]),
+                               st.sets(st.integers(0, 7), max_size=3)), min_size=1, max_size=4))
+def test_request_end_calls_are_every_future_end_minus_every_sleeping_t_on(specs, asks):
+    """The request-end calls (SPEC 5, IPM callbacks), read from the state groups, against
+    their definition node by node: each finite requested end e of a computing node
+    still ahead, less T_on of each node asleep and not woken now, when still ahead;
+    each time once, ascending (as Python floats)."""
+    from snficon.core.clock import is_future
+    from snficon.core.view import NodeState
+
+    nodes = table(specs)
+    groups = StateGroups.of(nodes)
+    for now, woken in asks:
+        woken = sorted(n for n in woken if n < len(specs)
+                       and nodes.state[n] == NodeState.SLEEPING)
+        ends = [float(nodes.release_req_s[i]) for i in range(len(specs))
+                if nodes.state[i] == NodeState.COMPUTING]
+        leads = [float(nodes.t_on_s[i]) for i in range(len(specs))
+                 if nodes.state[i] == NodeState.SLEEPING and i not in woken]
+        expected = sorted({end - lead for end in ends for lead in leads
+                           if math.isfinite(end) and is_future(end, now)
+                           and is_future(end - lead, now)})
+        calls = request_end_calls(groups, now, woken)
+        assert calls == expected and all(type(call) is float for call in calls)
 
 
 # ---------------------------------------------------------------------- wakes (PSAS, SPEC 5)
