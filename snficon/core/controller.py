@@ -180,8 +180,11 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     ``energy_weight``: the carbon weight of J(x)'s energy term (None: the paper's J).
     """
     memory = observe(view, memory, params)
-    arrival = memory.arrivals.screen(view.now, params)
-    service = memory.service.screen(view.now, params)
+    arrival, arrivals = memory.arrivals.screened(view.now, params)
+    service, served = memory.service.screened(view.now, params)
+    if arrivals is not memory.arrivals or served is not memory.service:
+        memory = IconMemory(memory.estimates, memory.state, arrivals, served,
+                            memory.last_arrival_s)
     accepted = workload_accepted(arrival, service, params) or not params.fallback
     estimates = memory.estimates
     state = memory.state
