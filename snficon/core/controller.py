@@ -180,8 +180,11 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     ``energy_weight``: the carbon weight of J(x)'s energy term (None: the paper's J).
     """
     memory = observe(view, memory, params)
-    arrival = memory.arrivals.screen(view.now, params)
-    service = memory.service.screen(view.now, params)
+    arrival, arrivals = memory.arrivals.screened(view.now, params)
+    service, served = memory.service.screened(view.now, params)
+    if arrivals is not memory.arrivals or served is not memory.service:
+        memory = IconMemory(memory.estimates, memory.state, arrivals, served,
+                            memory.last_arrival_s)
     accepted = workload_accepted(arrival, service, params) or not params.fallback
     estimates = memory.estimates
     state = memory.state
@@ -195,8 +198,9 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     nodes = groups.nodes
     active = active_remaining(view, dispatched.starts, estimates, params)
     durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
-    release = predicted_releases(groups, now, active)
-    plan = order.plan(groups, release, waiting, durations, now)
+    # no job waits: the plan of none is empty, and no map is made for it
+    release = predicted_releases(groups, now, active) if waiting else None
+    plan = order.plan(groups, release, waiting, durations, now) if release is not None else []
     timers = idle_timers(groups, params.timeout)
     decisions = Decisions(starts=list(dispatched.starts))
     calls = plan_wakes(groups, plan, now, decisions)

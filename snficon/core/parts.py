@@ -62,13 +62,14 @@ class PowerOutcome:
     """A power manager's answer: the invocation's decisions and the plan behind them.
 
     ``release`` is the release map the plan was made on (one time per node,
-    ``inf`` when not plannable) and ``durations`` the planned duration of each
+    ``inf`` when not plannable; None when no job waits: no plan was made on one, and
+    none is needed to plan nothing) and ``durations`` the planned duration of each
     waiting job, so that a layer can ask the order for another plan.
     """
 
     decisions: Decisions
     plan: Sequence[PlannedJob]
-    release: np.ndarray
+    release: np.ndarray | None
     durations: list[float]
 
 

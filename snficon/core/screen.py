@@ -224,6 +224,12 @@ def workload_accepted(arrival: ScreenResult, service: ScreenResult,
 
 
 def _frozen(values: np.ndarray) -> np.ndarray:
+    """``values`` as a read-only float array: one that is already read-only and owns its
+    data (another window's, or one just built and frozen) is shared, anything else is
+    copied."""
+    if (isinstance(values, np.ndarray) and values.dtype == np.float64
+            and not values.flags.writeable and values.base is None):
+        return values
     array = np.array(values, dtype=float)
     array.setflags(write=False)
     return array
@@ -274,9 +280,10 @@ class SeriesWindow:
     bound the window (``n_max`` samples, ``t_m`` seconds) and its screen.
     :meth:`append` returns a new window holding at most ``n_max`` samples, none older
     than ``t_m`` before the newest: all a later window can use. ``last_event_s`` is
-    the previous arrival, for :meth:`append_interval`. ``remembered``: the screen at
-    the newest sample's time (set by :meth:`append`), which :meth:`screen` answers
-    with while no sample enters or leaves the window (None: not screened yet).
+    the previous arrival, for :meth:`append_interval`. ``remembered``: the latest
+    screen of these samples under ``params`` (set by :meth:`screened`, which returns
+    the window that remembers it), answered again while no sample enters or leaves
+    the window (None: not screened since the last sample).
     """
 
     times: np.ndarray = field(default_factory=lambda: _frozen([]))
@@ -302,7 +309,7 @@ class SeriesWindow:
 
     def append(self, time: float, value: float) -> SeriesWindow:
         """A new window with ``value`` (>= 0) timestamped ``time`` (>= the newest time),
-        screened at ``time``."""
+        not screened yet."""
         return self._appended(time, value, self.last_event_s)
 
     def _appended(self, time: float, value: float, last_event_s: float | None) -> SeriesWindow:
@@ -317,10 +324,15 @@ class SeriesWindow:
         params = self.params
         first = int(times.searchsorted(time - params.t_m, side="left"))
         first = max(first, size + 1 - params.n_max)
-        kept_times = np.append(times[first:], time)
-        kept_values = np.append(self.values[first:], value)
-        return SeriesWindow(kept_times, kept_values, params, last_event_s,
-                            _screen_at(kept_times, kept_values, time, params))
+        kept_times = np.empty(size - first + 1)
+        kept_values = np.empty(size - first + 1)
+        kept_times[:-1] = times[first:]
+        kept_values[:-1] = self.values[first:]
+        kept_times[-1] = time
+        kept_values[-1] = value
+        kept_times.setflags(write=False)  # new arrays: frozen here, shared by the window
+        kept_values.setflags(write=False)
+        return SeriesWindow(kept_times, kept_values, params, last_event_s)
 
     def append_interval(self, time: float) -> SeriesWindow:
         """Record an event at ``time``: the gap since the previous one (none for the first).
@@ -334,13 +346,24 @@ class SeriesWindow:
         return self._appended(time, time - previous, time)
 
     def screen(self, now: float, params: IconParams) -> ScreenResult:
-        """Screen the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10).
+        """Screen the samples of the last ``t_m`` seconds before ``now`` (eq. 5-10):
+        the result of :meth:`screened`, without the window that remembers it."""
+        return self.screened(now, params)[0]
+
+    def screened(self, now: float, params: IconParams) -> tuple[ScreenResult, SeriesWindow]:
+        """The screen at ``now`` (eq. 5-10) and the window to keep in its place.
 
         The :attr:`remembered` screen answers while it holds at ``now`` under the
-        window's own ``params``; otherwise the window's times are searched again.
+        window's own ``params`` (the window itself is returned); otherwise the window's
+        times are searched again and the returned window remembers the new screen
+        (under other ``params`` than the window's, it is returned as it is).
         """
         remembered = self.remembered
-        if (remembered is not None and (params is self.params or params == self.params)
-                and remembered.holds(now, params.t_m)):
-            return remembered.result
-        return _screen_at(self.times, self.values, now, params).result
+        own = params is self.params or params == self.params
+        if own and remembered is not None and remembered.holds(now, params.t_m):
+            return remembered.result, self
+        screen = _screen_at(self.times, self.values, now, params)
+        if not own:
+            return screen.result, self
+        return screen.result, SeriesWindow(self.times, self.values, self.params,
+                                           self.last_event_s, screen)

@@ -189,21 +189,24 @@ class TimeLimitLayer:
             elif self.params.tl_policy == EXTEND:
                 self._extend(record)
             else:  # hybrid
-                if release is None:
+                if release is None and outcome.release is not None:
                     release = outcome.release.copy()
                 if self.extension_delays_nobody(record, release, now, dispatched, outcome,
                                                 order):
                     self._extend(record)
-                    release[list(record.nodes)] = record.end_s
+                    if release is not None:
+                        release[list(record.nodes)] = record.end_s
                 else:
                     self._kill(record, decisions, cancel=True)
-                    release[list(record.nodes)] = now
+                    if release is not None:
+                        release[list(record.nodes)] = now
         for record in self._running():
             if is_due(record.end_s, now):
                 self._kill(record, decisions, cancel=False)
         self._call_back(decisions, now)
 
-    def extension_delays_nobody(self, record: LimitedJob, release: np.ndarray, now: float,
+    def extension_delays_nobody(self, record: LimitedJob, release: np.ndarray | None,
+                                now: float,
                                 dispatched: Dispatched, outcome: PowerOutcome,
                                 order: DispatchOrder) -> bool:
         """The hybrid rule: may ``record``'s limit be extended without delaying a queued job?
@@ -220,6 +223,8 @@ class TimeLimitLayer:
         waiting = dispatched.waiting
         if not waiting:
             return True
+        if release is None:
+            raise ValueError("a power manager planned the waiting jobs on no release map")
         ids = list(record.nodes)
         current, extended = release.copy(), release.copy()
         current[ids] = record.end_s

@@ -213,20 +213,30 @@ class TestSeriesWindow:
         for now in times:
             expected = screen_series(recent_window(window.times, window.values, now,
                                                    params), params)
-            assert window.screen(now, params) == expected, now
+            result, window = window.screened(now, params)  # kept, as the controller does
+            assert result == expected, now
 
 
-    def test_the_remembered_screen_is_set_by_append(self):
-        """An empty window has no remembered screen; each append screens the new window
-        at the new sample's time, and a rebuilt window without it screens the same."""
+    def test_the_remembered_screen_is_set_by_screened(self):
+        """An appended window has no remembered screen; :meth:`screened` returns the
+        screen and a window remembering it, which answers while it holds and is the
+        window itself then; a rebuilt window without it screens the same."""
         params = dataclasses.replace(PARAMS, t_m=100.0, n_min=2)
         window = SeriesWindow.empty(params)
         assert window.remembered is None
         window = window.append(10.0, 3.0).append(30.0, 5.0)
-        assert window.remembered.result == screen_series(np.array([3.0, 5.0]), params)
+        assert window.remembered is None
+        result, window = window.screened(30.0, params)
+        assert result == screen_series(np.array([3.0, 5.0]), params)
+        assert window.remembered.result == result
         assert window.remembered.holds(30.0, params.t_m)
         assert window.remembered.holds(110.0, params.t_m)  # t_m old: still in (closed)
         assert not window.remembered.holds(110.5, params.t_m)  # 10 has left
+        assert window.screened(110.0, params)[1] is window
+        later, moved = window.screened(110.5, params)
+        assert moved is not window and moved.remembered.result == later
+        other = dataclasses.replace(params, n_min=1)
+        assert window.screened(30.0, other)[1] is window  # other params: not remembered
         bare = SeriesWindow(window.times, window.values, params)
         for now in (30.0, 60.0, 110.0, 200.0):
             assert window.screen(now, params) == bare.screen(now, params), now
