@@ -45,7 +45,7 @@ class LargestFirst:
             starts.append(JobStart(job.job_id, tuple(chosen.tolist())))
         after = dataclasses.replace(nodes, state=state, release_req_s=release_req,
                                     idle_since_s=idle_since)
-        return Dispatched(starts=starts, nodes=after, groups=StateGroups.of(after),
+        return Dispatched(starts=starts, groups=StateGroups.of(after),
                           waiting=queue[len(starts):])
 
     def plan(self, groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],

@@ -101,8 +101,7 @@ class Dispatch:
     def result(self, waiting: list[QueuedJob], groups: StateGroups) -> Dispatched:
         """The :class:`Dispatched` record of these starts, ``waiting`` left in the queue;
         ``groups``: those of the table the starts leave (:meth:`table`)."""
-        return Dispatched(starts=self.starts, nodes=groups.nodes, waiting=waiting,
-                          groups=groups)
+        return Dispatched(starts=self.starts, groups=groups, waiting=waiting)
 
 
 def idle_order(groups: StateGroups) -> np.ndarray:
@@ -120,8 +119,7 @@ def idle_order(groups: StateGroups) -> np.ndarray:
 
 def no_start(view: ClusterView) -> Dispatched:
     """The dispatch of an empty queue: no start, the view's table and its groups."""
-    return Dispatched(starts=[], nodes=view.nodes, waiting=[],
-                      groups=StateGroups.of(view.nodes))
+    return Dispatched(starts=[], groups=StateGroups.of(view.nodes), waiting=[])
 
 
 def dispatch_snf(view: ClusterView) -> Dispatched:

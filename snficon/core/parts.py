@@ -46,15 +46,19 @@ KINDS = (ORDER, POWER, LAYER)
 
 @dataclass(frozen=True)
 class Dispatched:
-    """What a dispatch order decided now: the starts, the node table they leave behind
-    (started nodes computing), its :class:`~snficon.core.node_choice.StateGroups` (built
-    once, read by the power manager and the plans) and the jobs still waiting, in the
-    order's order."""
+    """What a dispatch order decided now: the starts, the
+    :class:`~snficon.core.node_choice.StateGroups` of the node table they leave behind
+    (started nodes computing; built once, read by the power manager and the plans) and
+    the jobs still waiting, in the order's order."""
 
     starts: list[JobStart]
-    nodes: NodeTable
-    waiting: list[QueuedJob]
     groups: StateGroups
+    waiting: list[QueuedJob]
+
+    @property
+    def nodes(self) -> NodeTable:
+        """The node table the starts leave behind (that of :attr:`groups`)."""
+        return self.groups.nodes
 
 
 @dataclass(eq=False)

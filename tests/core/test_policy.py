@@ -56,8 +56,8 @@ class FirstOnNodeZero:
         self.log.append(("order", "dispatch", ids(the_view.queue)))
         queue = list(the_view.queue)
         starts = [JobStart(queue[0].job_id, (0,))] if queue else []
-        return Dispatched(starts=starts, nodes=the_view.nodes, waiting=queue[1:],
-                          groups=StateGroups.of(the_view.nodes))
+        return Dispatched(starts=starts, groups=StateGroups.of(the_view.nodes),
+                          waiting=queue[1:])
 
     def plan(self, groups, release, jobs, durations, now):
         return []
