@@ -198,9 +198,10 @@ def icon_power(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     nodes = groups.nodes
     active = active_remaining(view, dispatched.starts, estimates, params)
     durations = [est.predicted_duration(estimates, job.req_time_s, params) for job in waiting]
-    # no job waits: the plan of none is empty, and no map is made for it
-    release = predicted_releases(groups, now, active) if waiting else None
-    plan = order.plan(groups, release, waiting, durations, now) if release is not None else []
+    release, plan = None, []  # no job waits: the plan of none is empty, made on no map
+    if waiting:
+        release = predicted_releases(groups, now, active)
+        plan = order.plan(groups, release, waiting, durations, now)
     timers = idle_timers(groups, params.timeout)
     decisions = Decisions(starts=list(dispatched.starts))
     calls = plan_wakes(groups, plan, now, decisions)

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from snficon.core.node_choice import NodeChoice, StateGroups
-from snficon.core.plan import Plan, PlannedJob, empty_plan, plan_in_sequence, planned_count
+from snficon.core.plan import Plan, PlannedJob, empty_plan, plan_in_sequence
 from snficon.core.view import QueuedJob
 
 
@@ -118,13 +118,7 @@ def easy_gap_plan(groups: StateGroups, release: np.ndarray, jobs: Sequence[Queue
     jobs its sequential seed does. A reader that needs no job (no node asleep, no idle
     timer expired) plans nothing.
     """
-    if not jobs:
-        return empty_plan()
-    jobs, durations = list(jobs), list(durations)
-    release = release.copy()  # the caller may change its map after this call
-    length = planned_count(release, jobs, durations, now)
-    return Plan(_gap_jobs(groups, now, release, jobs, durations), monotone=False,
-                length=length)
+    return Plan.of(_gap_jobs, groups, release, jobs, durations, now, monotone=False)
 
 
 def _gap_jobs(groups: StateGroups, now: float, release: np.ndarray, jobs: list[QueuedJob],

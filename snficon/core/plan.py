@@ -10,7 +10,7 @@ requested times) and by SNF-ICON (predicted releases). FCFS/EASY's plans are in
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,13 +74,7 @@ def sequential_plan(groups: StateGroups, release: np.ndarray, jobs: Sequence[Que
     plannable nodes. The plan is a monotone :class:`Plan`: each job is planned
     when first read, so a reader that stops early does not plan the rest of the queue.
     """
-    if not jobs:
-        return empty_plan()
-    jobs, durations = list(jobs), list(durations)
-    release = release.copy()  # the caller may change its map after this call
-    length = planned_count(release, jobs, durations, now)
-    return Plan(_sequential_jobs(groups, now, release, jobs, durations), monotone=True,
-                length=length)
+    return Plan.of(_sequential_jobs, groups, release, jobs, durations, now, monotone=True)
 
 
 def _sequential_jobs(groups: StateGroups, now: float, release: np.ndarray,
@@ -169,6 +163,20 @@ class Plan(Sequence[PlannedJob]):
         self._made: list[PlannedJob] = []
         self._length = length
         self.monotone = monotone
+
+    @classmethod
+    def of(cls, make: Callable[..., Iterator[PlannedJob]], groups: StateGroups,
+           release: np.ndarray, jobs: Sequence[QueuedJob], durations: Sequence[float],
+           now: float, *, monotone: bool) -> Plan:
+        """The plan ``make(groups, now, release, jobs, durations)`` yields, made as it is
+        read, on copies of the caller's map and lists (the caller may change them after
+        this call); its length known beforehand when :func:`planned_count` can tell."""
+        if not jobs:
+            return empty_plan()
+        jobs, durations = list(jobs), list(durations)
+        release = release.copy()
+        return cls(make(groups, now, release, jobs, durations), monotone=monotone,
+                   length=planned_count(release, jobs, durations, now))
 
     def _make(self, count: int | None) -> None:
         """Make the jobs up to ``count`` (None: all)."""
