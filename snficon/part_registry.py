@@ -54,6 +54,7 @@ from snficon.core.params import (
     IpmParams,
     NoParams,
     RlParams,
+    node_count_errors,
     params_from_options,
     unknown_option_error,
 )
@@ -61,10 +62,6 @@ from snficon.core.parts import KINDS, LAYER, ORDER, POWER, PartSpec
 from snficon.core.policy import Policy
 from snficon.core.time_limits import TimeLimitParams, build_time_limits
 from snficon.errors import InputError
-
-#: Options that count nodes (the spare nodes' bounds, eq. 29-31): none may exceed the
-#: platform's node count, checked when the policy is built for a platform.
-NODE_COUNT_OPTIONS = ("s_min", "s_max")
 
 #: The entry-point group installed distributions register their parts in.
 ENTRY_POINT_GROUP = "snficon.parts"
@@ -350,15 +347,13 @@ class Composition:
 
 
     def check_node_counts(self, nb_nodes: int) -> None:
-        """Refuse an option counting nodes (:data:`NODE_COUNT_OPTIONS`) above ``nb_nodes``, the
-        platform's: the policy would otherwise clamp it without a word."""
+        """Refuse an option counting nodes (``option(..., nodes=True)``, e.g. the spare
+        bounds of eq. 29-31) above ``nb_nodes``, the platform's: the policy would otherwise
+        clamp it without a word."""
         for name in self.parts:
-            params = self.params[name]
-            for option_name in NODE_COUNT_OPTIONS:
-                value = getattr(params, option_name, None)
-                if value is not None and value > nb_nodes:
-                    raise InputError(f"option {option_name!r} ({value}) of part {name!r} is "
-                                     f"more than the platform's {nb_nodes} nodes")
+            for fault in node_count_errors(self.params[name], nb_nodes):
+                raise InputError(f"option {fault} of part {name!r} is more than the "
+                                 f"platform's {nb_nodes} nodes")
 
 
 def compose(order: str, power: str, layers: Sequence[str] = (),

@@ -22,17 +22,30 @@ from snficon.errors import InputError
 
 def option(default: Any, *, low: float | None = None, high: float | None = None,
            low_open: bool = False, high_open: bool = False,
-           choices: tuple[str, ...] | None = None) -> Any:
+           choices: tuple[str, ...] | None = None, nodes: bool = False) -> Any:
     """A parameter field with default ``default`` and the allowed range [low, high].
 
     ``low_open``/``high_open`` exclude the bound itself (e.g. a rate > 0).
     ``choices``: the values a text option (a ``str`` field) may take; a text
     option without choices takes any non-empty text (e.g. a field name).
+    ``nodes``: the option counts nodes, so it may not exceed the platform's node
+    count either (checked once the platform is known: :func:`node_count_errors`).
     """
     if choices is not None and default not in choices:
         raise ValueError(f"default {default!r} is not one of the choices {choices}")
     return field(default=default, metadata={"low": low, "high": high, "low_open": low_open,
-                                            "high_open": high_open, "choices": choices})
+                                            "high_open": high_open, "choices": choices,
+                                            "nodes": nodes})
+
+
+def node_count_errors(params: Any, nb_nodes: int) -> list[str]:
+    """The options of ``params`` (a parameters dataclass) declared as counting nodes
+    (``option(..., nodes=True)``) whose value exceeds ``nb_nodes``, each as
+    ``'name' (value)``."""
+    return [f"{spec.name!r} ({getattr(params, spec.name)})"
+            for spec in dataclasses.fields(params)
+            if spec.metadata.get("nodes") and getattr(params, spec.name) is not None
+            and getattr(params, spec.name) > nb_nodes]
 
 
 def describe_range(meta: dict[str, Any]) -> str:
@@ -186,8 +199,8 @@ class IconParams:
     rho_s: float = option(0.1, low=0.0, high=1.0, low_open=True)  # service EMA (eq. 18, App. A)
     rho_r: float = option(0.1, low=0.0, high=1.0, low_open=True)  # requested-node EMA (eq. 19)
     sigma_min: float = option(0.25, low=0.0)  # log-ratio sigma floor (App. A)
-    s_min: int = option(1, low=0)  # minimum spare nodes
-    s_max: int | None = option(None, low=0)  # maximum spare nodes (None: platform size)
+    s_min: int = option(1, low=0, nodes=True)  # minimum spare nodes
+    s_max: int | None = option(None, low=0, nodes=True)  # maximum (None: platform size)
     h_max: float = option(24 * 3600.0, low=0.0, low_open=True)  # maximum horizon (eq. 24)
     t_a_max: float = option(12 * 3600.0, low=0.0)  # arrival-recency window (Definition 7)
     fallback: bool = option(True)  # Markovianity fallback (False: the NF variant)
