@@ -164,11 +164,6 @@ class OutputTables:
     _prefix: str | None = None
     _streams: dict[str, _RowStream] = field(default_factory=dict)
 
-    @property
-    def streaming(self) -> bool:
-        """Whether rows go to files as they come (:meth:`stream_to`)."""
-        return self._prefix is not None
-
     def stream_to(self, prefix: str | Path) -> None:
         """Write each row from now on to a temporary file beside Batsim's file for
         ``prefix`` (rows kept so far go first); :meth:`write` puts them in place."""

@@ -197,9 +197,6 @@ class Surf:
         self.remove(action)
         self.failed.append(action)
 
-    def has_pending(self) -> bool:
-        return bool(self._actions)
-
     def has_instant(self) -> bool:
         """True when the next solve has delta 0 (something ends at once)."""
         return bool(self._instant or self._tiny)
