@@ -84,14 +84,17 @@ def callgrind_instructions(command: Sequence[str], *, cwd: Path,
     A count, not a time: the same for the same code and inputs whatever else the
     machine runs, so two trees can be compared on a shared machine to well under
     1 %, at about 50 times the run's time. Python's hash seed is fixed (set and
-    dict orders would otherwise differ from run to run).
+    dict orders would otherwise differ from run to run), and OpenBLAS runs in the
+    calling thread (its idle worker threads' wait loop would otherwise add about
+    0.4 % that grows with the wall time: 66 to 93 million instructions on DAS2 FS1).
     """
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions needs valgrind (Debian: apt install valgrind)")
     with tempfile.TemporaryDirectory(prefix="callgrind-") as folder:
         counts = Path(folder) / "callgrind.out"
         run_child(["valgrind", "--tool=callgrind", f"--callgrind-out-file={counts}",
-                   *command], cwd=cwd, env={**(env or os.environ), "PYTHONHASHSEED": "0"},
+                   *command], cwd=cwd, env={**(env or os.environ), "PYTHONHASHSEED": "0",
+                        "OPENBLAS_NUM_THREADS": "1"},
                   what=what)
         for line in counts.read_text(encoding="utf-8").splitlines():
             if line.startswith(("totals:", "summary:")):
