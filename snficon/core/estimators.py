@@ -269,19 +269,13 @@ def _lognormal_excess(theta: np.ndarray, sigma: float, elapsed: np.ndarray) -> n
 
 
 def _excess_after(theta: np.ndarray, sigma: float, e: np.ndarray) -> np.ndarray:
-    """E[D - e | D > e] for log D ~ N(theta, sigma^2) and e > 0 (eq. 50)."""
+    """E[D - e | D > e] for log D ~ N(theta, sigma^2) and e > 0 (eq. 50): e (exp(L) - 1)
+    with L = log(E[D | D > e] / e); by expm1 while L <= 1 (E[D | D > e] close to e),
+    else exp(log e + L) - e (inf beyond the float range)."""
     log_e = np.log(e)
     big = _log_excess((log_e - theta) / sigma, sigma)
-    small = big <= 1.0  # E[D | D > e] close to e: expm1
-    n_small = np.count_nonzero(small)
-    if n_small == small.size:  # the usual case: one branch, no masks
-        return e * np.expm1(big)
-    excess = np.empty_like(e)
-    if n_small:
-        excess[small] = e[small] * np.expm1(big[small])
     with np.errstate(over="ignore"):
-        excess[~small] = np.exp(log_e[~small] + big[~small]) - e[~small]
-    return excess
+        return np.where(big <= 1.0, e * np.expm1(big), np.exp(log_e + big) - e)
 
 
 def remaining_times(est: Estimates, req: np.ndarray, elapsed: np.ndarray,

@@ -23,14 +23,18 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
+#: The codes of :class:`~snficon.core.view.NodeState`, one row each in :meth:`StateGroups.of`.
+_STATE_CODES = np.arange(len(ns.NodeState))[:, None]
+
+
 @dataclass(frozen=True)
 class StateGroups:
     """The partition of one node table by state (Definition 1: C, I, U, D, S), built
     once per invocation's table (:meth:`of`) and passed to whoever reads it.
 
     A read-only mask per state and how many nodes each holds (``counts``, indexed by
-    :class:`~snficon.core.view.NodeState`); ``asleep``: sleeping or switching off,
-    ``awake``: the others (they idle until a start).
+    :class:`~snficon.core.view.NodeState`); :attr:`asleep` (sleeping or switching off)
+    and :attr:`awake` (the others: they idle until a start) are made when read.
     """
 
     nodes: NodeTable
@@ -40,27 +44,25 @@ class StateGroups:
     switching_off: np.ndarray
     sleeping: np.ndarray
     counts: tuple[int, int, int, int, int]
-    awake: np.ndarray
-    asleep: np.ndarray
 
     @classmethod
     def of(cls, nodes: NodeTable) -> StateGroups:
-        """The groups of ``nodes``, from its states (a state no node is in has an
-        all-false mask, shared by the absent states of this table)."""
+        """The groups of ``nodes``, from its states: one comparison of the states with
+        every state code gives the masks, one row each."""
         state = nodes.state
+        masks = _read_only(state == _STATE_CODES)
         counts = tuple(np.bincount(state, minlength=len(ns.NodeState)).tolist())
-        none = _read_only(np.zeros(len(state), dtype=bool))
-        masks = [_read_only(state == code) if count else none
-                 for code, count in enumerate(counts)]
-        if counts[ns.SLEEPING] and counts[ns.SWITCHING_OFF]:
-            asleep = _read_only(masks[ns.SLEEPING] | masks[ns.SWITCHING_OFF])
-        else:
-            asleep = masks[ns.SWITCHING_OFF] if counts[ns.SWITCHING_OFF] else masks[ns.SLEEPING]
-        idle = masks[ns.IDLE]
-        return cls(nodes=nodes, computing=masks[ns.COMPUTING], idle=idle,
-                   switching_on=masks[ns.SWITCHING_ON], switching_off=masks[ns.SWITCHING_OFF],
-                   sleeping=masks[ns.SLEEPING], counts=counts,  # type: ignore[arg-type]
-                   awake=_read_only(~asleep), asleep=asleep)
+        return cls(nodes, *masks, counts=counts)  # type: ignore[arg-type]
+
+    @property
+    def asleep(self) -> np.ndarray:
+        """The nodes sleeping or switching off (read-only, made when read)."""
+        return _read_only(self.sleeping | self.switching_off)
+
+    @property
+    def awake(self) -> np.ndarray:
+        """The nodes neither sleeping nor switching off (read-only, made when read)."""
+        return _read_only(~(self.sleeping | self.switching_off))
 
     def after_starts(self, after: NodeTable, started: np.ndarray) -> StateGroups:
         """The groups of ``after``: this table once its idle nodes ``started`` (distinct)
@@ -75,8 +77,7 @@ class StateGroups:
         counts[ns.COMPUTING] += len(started)
         return StateGroups(nodes=after, computing=_read_only(computing), idle=_read_only(idle),
                            switching_on=self.switching_on, switching_off=self.switching_off,
-                           sleeping=self.sleeping, counts=tuple(counts),  # type: ignore[arg-type]
-                           awake=self.awake, asleep=self.asleep)
+                           sleeping=self.sleeping, counts=tuple(counts))  # type: ignore[arg-type]
 
 
 def choose_nodes(groups: StateGroups, release: np.ndarray, start: float, count: int,
@@ -102,15 +103,16 @@ class NodeChoice:
     """The keys of :func:`choose_nodes` that do not depend on the release map, at ``now``
     (all read-only).
 
-    ``groups``: the table's :class:`StateGroups` (``awake``: the nodes that idle until
-    the start); ``committed_j``: each node's :func:`committed_energy` at ``now``;
-    ``rank``: each node's :data:`STATE_RANK`; ``later_idle``: minus ``idle_since`` for an
-    idle node (+inf otherwise), so that ascending order puts the longest remaining idle
-    timer first.
+    ``groups``: the table's :class:`StateGroups`; ``awake``: its nodes that idle until
+    the start (:attr:`StateGroups.awake`); ``committed_j``: each node's
+    :func:`committed_energy` at ``now``; ``rank``: each node's :data:`STATE_RANK`;
+    ``later_idle``: minus ``idle_since`` for an idle node (+inf otherwise), so that
+    ascending order puts the longest remaining idle timer first.
     """
 
     groups: StateGroups
     now: float
+    awake: np.ndarray
     committed_j: np.ndarray
     rank: np.ndarray
     later_idle: np.ndarray
@@ -119,7 +121,7 @@ class NodeChoice:
     def of(cls, groups: StateGroups, now: float) -> NodeChoice:
         """The node-choice keys of the table of ``groups`` at ``now``."""
         nodes = groups.nodes
-        return cls(groups=groups, now=now,
+        return cls(groups=groups, now=now, awake=groups.awake,
                    committed_j=_read_only(committed_energy(groups, now)),
                    rank=_read_only(STATE_RANK[nodes.state]),
                    later_idle=_read_only(np.where(groups.idle, -nodes.idle_since_s, np.inf)))
@@ -138,7 +140,7 @@ class NodeChoice:
             candidates = candidates[allowed[candidates]]
         groups = self.groups
         idle_j = groups.nodes.p_idle_w[candidates] * (start - release[candidates])
-        cost = self.committed_j[candidates] + np.where(groups.awake[candidates], idle_j, 0.0)
+        cost = self.committed_j[candidates] + np.where(self.awake[candidates], idle_j, 0.0)
         order = np.lexsort((self.later_idle[candidates], self.rank[candidates], cost))
         return candidates[order[:count]]
 

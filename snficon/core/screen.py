@@ -223,14 +223,9 @@ def workload_accepted(arrival: ScreenResult, service: ScreenResult,
     return arrival.accepted and (service.accepted or not params.require_service_samples)
 
 
-def _frozen(values: np.ndarray) -> np.ndarray:
-    """``values`` as a read-only float array: one that is already read-only and owns its
-    data (another window's, or one just built and frozen) is shared, anything else is
-    copied."""
-    if (isinstance(values, np.ndarray) and values.dtype == np.float64
-            and not values.flags.writeable and values.base is None):
-        return values
-    array = np.array(values, dtype=float)
+def _no_samples() -> np.ndarray:
+    """An empty read-only float array: the times and values of an empty window."""
+    array = np.zeros(0)
     array.setflags(write=False)
     return array
 
@@ -276,7 +271,8 @@ def _screen_at(times: np.ndarray, values: np.ndarray, now: float,
 class SeriesWindow:
     """One screened series kept in the controller's memory between invocations.
 
-    ``times`` (s, non-decreasing) and ``values`` (s) are read-only arrays; ``params``
+    ``times`` (s, non-decreasing) and ``values`` (s) are read-only float arrays of equal
+    length (made so by :meth:`empty` and :meth:`append`, which build them); ``params``
     bound the window (``n_max`` samples, ``t_m`` seconds) and its screen.
     :meth:`append` returns a new window holding at most ``n_max`` samples, none older
     than ``t_m`` before the newest: all a later window can use. ``last_event_s`` is
@@ -286,18 +282,11 @@ class SeriesWindow:
     the window (None: not screened since the last sample).
     """
 
-    times: np.ndarray = field(default_factory=lambda: _frozen([]))
-    values: np.ndarray = field(default_factory=lambda: _frozen([]))
+    times: np.ndarray = field(default_factory=_no_samples)
+    values: np.ndarray = field(default_factory=_no_samples)
     params: IconParams = field(default_factory=IconParams)
     last_event_s: float | None = None
     remembered: RememberedScreen | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "times", _frozen(self.times))
-        object.__setattr__(self, "values", _frozen(self.values))
-        if self.times.shape != self.values.shape or self.times.ndim != 1:
-            raise ValueError(f"times {self.times.shape} and values {self.values.shape} "
-                             "must be 1-d of equal length")
 
     @classmethod
     def empty(cls, params: IconParams) -> SeriesWindow:

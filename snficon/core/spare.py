@@ -424,7 +424,7 @@ _NO_STEP = np.zeros(1)
 
 def _ascending(*ids: np.ndarray) -> tuple[int, ...]:
     """The node ids of ``ids`` together, ascending."""
-    return tuple(np.sort(np.concatenate(ids)).tolist())
+    return tuple(sorted([node for array in ids for node in array.tolist()]))
 
 
 def choose_spare_target(nodes: NodeTable, costs: SpareCosts, now: float, lam: float, lam_c: float,
@@ -468,7 +468,7 @@ def choose_spare_target(nodes: NodeTable, costs: SpareCosts, now: float, lam: fl
     d_bar = _delay_path(s, _capped_weights(p, s.k)) if s.k else np.zeros(s.m_max - s.m_min + 1)
     w = s.pi_a * d_bar if s.k > 0 and s.pi_a > 0.0 else np.zeros_like(d_bar)
     steps = (s.warm_e - s.cold_e)[s.m_min:s.m_max]
-    base_e = float(np.sum(s.fixed_e) + np.sum(s.warm_e[:s.m_min]) + np.sum(s.cold_e[s.m_min:]))
+    base_e = float(s.fixed_e.sum() + s.warm_e[:s.m_min].sum() + s.cold_e[s.m_min:].sum())
     e = base_e + np.concatenate([_NO_STEP, np.cumsum(steps)])
     beta = params.beta if energy_weight is None else params.beta * energy_weight(now, s.horizon)
     j = params.alpha * w + beta * e
