@@ -19,8 +19,8 @@ import numpy as np
 
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext
-from snficon.engine.kernel import CALL, CANCELED, PUT, TIMEOUT, WAIT, sleep
 from snficon.engine.machines import MachineState
+from snficon.engine.requests import CALL, CANCELED, PUT, TIMEOUT, WAIT, sleep
 from snficon.engine.wire import long_double_difference
 from snficon.errors import InputError
 from snficon.workload.limits import MAX_TIME_S

@@ -19,7 +19,6 @@ import numpy as np
 from snficon.engine import actors as act
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext, Switch
-from snficon.engine.kernel import CALL, RECV
 from snficon.engine.machines import IDLE, SLEEPING, MachineState
 from snficon.engine.protocol import begins_data
 from snficon.engine.reader import (
@@ -33,6 +32,7 @@ from snficon.engine.reader import (
     OutgoingMessage,
     request_reply,
 )
+from snficon.engine.requests import CALL, RECV
 from snficon.errors import ProtocolError
 
 Handler = Callable[["Server", Any], None]
