@@ -120,8 +120,8 @@ def switch_machine(ctx: BatsimContext, node: int, target: int, switching_on: boo
     ctx.kernel.energy_updated_at[node] = ctx.now  # Exec::on_start of the energy plugin
     yield (WAIT, execution, -1.0, node)
     yield (CALL, ctx.set_pstate, node, target)
-    ctx.machines.set_state(ctx.now, nodes, MachineState.IDLE if switching_on
-                           else MachineState.SLEEPING)
+    ctx.machines.set_node_state(ctx.now, node, MachineState.IDLE if switching_on
+                                else MachineState.SLEEPING)
     yield (PUT, Message(SWITCHED, (node, target)), True)
 
 

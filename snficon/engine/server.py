@@ -285,12 +285,12 @@ class Server:
                         ctx.append("RESOURCE_STATE_CHANGED",
                                    {"resources": request.all_machines, "state": str(target)})
                 else:
-                    machines.set_state(ctx.now, np.array([node]), MachineState.SWITCHING_OFF)
+                    machines.set_node_state(ctx.now, node, MachineState.SWITCHING_OFF)
                     yield (CALL, self._spawn, f"switch OFF {node}",
                            act.switch_machine(ctx, node, target, False), node)
                     self.nb_switching += 1
             else:
-                machines.set_state(ctx.now, np.array([node]), MachineState.SWITCHING_ON)
+                machines.set_node_state(ctx.now, node, MachineState.SWITCHING_ON)
                 yield (CALL, self._spawn, f"switch ON {node}",
                        act.switch_machine(ctx, node, target, True), node)
                 self.nb_switching += 1
