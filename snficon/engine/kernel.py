@@ -29,17 +29,20 @@ import numpy as np
 from snficon.engine.requests import (
     CALL,
     CANCELED,
+    COMM_ACTIVITY,
     DONE,
     ENERGY,
     EXCHANGE,
+    EXEC_ACTIVITY,
     PUT,
     RECV,
+    SLEEP_ACTIVITY,
     SLEEP_FOR,
     TIMEOUT,
+    TIMEOUT_ACTIVITY,
     UPDATE,
     WAIT,
     Activity,
-    ActivityKind,
     Actor,
     ActorCode,
     Request,
@@ -246,7 +249,7 @@ class Kernel:
 
     def _on_sleep(self, actor: Actor, request: tuple) -> None:
         """``ActorImpl::sleep``: a sleep action the actor waits for."""
-        activity = Activity(ActivityKind.SLEEP)
+        activity = Activity(SLEEP_ACTIVITY)
         activity.action = self.surf.sleep(request[1], request[2], activity)
         activity.waiters.append(actor)
         actor.waiting = activity
@@ -276,7 +279,7 @@ class Kernel:
         activity.waiters.append(actor)
         actor.waiting = activity
         if timeout >= 0.0:
-            detector = Activity(ActivityKind.TIMEOUT)
+            detector = Activity(TIMEOUT_ACTIVITY)
             detector.exec = activity
             detector.waiters.append(actor)
             detector.action = self.surf.sleep(timeout, host, detector)
@@ -304,7 +307,7 @@ class Kernel:
                 receiver.waiters.append(actor)
                 actor.waiting = receiver
             return
-        comm = Activity(ActivityKind.COMM)
+        comm = Activity(COMM_ACTIVITY)
         comm.payload = payload
         self._queue.append(comm)
         if final:
@@ -332,7 +335,7 @@ class Kernel:
             comm.waiters.append(actor)
             self._start_comm(comm)
         else:
-            comm = Activity(ActivityKind.COMM)
+            comm = Activity(COMM_ACTIVITY)
             comm.waiters.append(actor)
             self._receiver = comm
         actor.waiting = comm
@@ -341,7 +344,7 @@ class Kernel:
 
     def start_exec(self, hosts: np.ndarray, flops: float, speeds: np.ndarray) -> Activity:
         """``ExecImpl::start`` (an answered simcall): the action starts now."""
-        activity = Activity(ActivityKind.EXEC)
+        activity = Activity(EXEC_ACTIVITY)
         activity.action = self.surf.execute(hosts, flops, speeds, activity)
         if activity.action.loads:
             self._on_load_change(hosts, +1)
@@ -380,7 +383,7 @@ class Kernel:
             self._post(action.activity, DONE)
 
     def _post(self, activity: Activity, state: str) -> None:
-        if activity.kind == ActivityKind.TIMEOUT:
+        if activity.kind == TIMEOUT_ACTIVITY:
             exec_activity = activity.exec
             assert exec_activity is not None
             if exec_activity.state is not None:
@@ -399,7 +402,7 @@ class Kernel:
                 self.surf.remove(detector.action)
         for actor in activity.waiters:
             if actor.alive:
-                self._answer(actor, activity.payload if activity.kind == ActivityKind.COMM
+                self._answer(actor, activity.payload if activity.kind == COMM_ACTIVITY
                              and state == DONE else state)
         activity.waiters = []
 

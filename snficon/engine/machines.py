@@ -33,9 +33,9 @@ class MachineState(IntEnum):
         return self.name.lower()
 
 
-#: ``MachineState.IDLE`` and ``SLEEPING`` as plain ints, to compare int8 arrays with.
-IDLE = int(MachineState.IDLE)
-SLEEPING = int(MachineState.SLEEPING)
+#: The states as plain ints, to compare int8 arrays with, and read as globals where a
+#: member through its class costs 0.25 us (Python 3.11): at every job's start and end.
+SLEEPING, SWITCHING_ON, SWITCHING_OFF, IDLE, COMPUTING = map(int, MachineState)
 
 
 class Machines:
@@ -154,8 +154,9 @@ class Machines:
 
     # ------------------------------------------------------------------ states
 
-    def set_state(self, now: float, nodes: np.ndarray, state: MachineState) -> None:
-        """``Machine::update_machine_state`` for ``nodes``, counting the time in the old state."""
+    def set_state(self, now: float, nodes: np.ndarray, state: int) -> None:
+        """``Machine::update_machine_state`` for ``nodes`` (``state``: a :class:`MachineState`),
+        counting the time in the old state."""
         count = len(nodes)
         if count == 1:
             self.set_node_state(now, int(nodes[0]), state)

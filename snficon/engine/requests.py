@@ -59,6 +59,11 @@ class ActivityKind(IntEnum):
     COMM = 2
     TIMEOUT = 3
 
+
+#: The activity kinds at module level too, as the request kinds: the kernel reads one at
+#: every activity it makes and every end it posts.
+EXEC_ACTIVITY, SLEEP_ACTIVITY, COMM_ACTIVITY, TIMEOUT_ACTIVITY = ActivityKind
+
 #: Outcomes of a wait.
 DONE = "done"
 CANCELED = "canceled"
@@ -115,5 +120,6 @@ def sleep(duration: float, host: int = -1) -> Generator[tuple, Any, None]:
 
 
 __all__ = ["Actor", "ActorCode", "Activity", "ActivityKind", "Request", "put", "sleep", "CALL",
+           "EXEC_ACTIVITY", "SLEEP_ACTIVITY", "COMM_ACTIVITY", "TIMEOUT_ACTIVITY",
            "SLEEP_FOR", "WAIT", "PUT", "RECV", "ENERGY", "EXCHANGE", "UPDATE", "DONE", "CANCELED",
            "TIMEOUT"]
