@@ -19,8 +19,8 @@ import numpy as np
 
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext
-from snficon.engine.kernel import CALL, CANCELED, PUT, TIMEOUT, WAIT, sleep
-from snficon.engine.machines import MachineState
+from snficon.engine.machines import COMPUTING, IDLE, SLEEPING
+from snficon.engine.requests import CALL, CANCELED, PUT, TIMEOUT, WAIT, sleep
 from snficon.engine.wire import long_double_difference
 from snficon.errors import InputError
 from snficon.workload.limits import MAX_TIME_S
@@ -120,8 +120,7 @@ def switch_machine(ctx: BatsimContext, node: int, target: int, switching_on: boo
     ctx.kernel.energy_updated_at[node] = ctx.now  # Exec::on_start of the energy plugin
     yield (WAIT, execution, -1.0, node)
     yield (CALL, ctx.set_pstate, node, target)
-    ctx.machines.set_state(ctx.now, nodes, MachineState.IDLE if switching_on
-                           else MachineState.SLEEPING)
+    ctx.machines.set_node_state(ctx.now, node, IDLE if switching_on else SLEEPING)
     yield (PUT, Message(SWITCHED, (node, target)), True)
 
 
@@ -137,7 +136,7 @@ def execute_job(ctx: BatsimContext, job: J.EngineJob) -> ActorCode:
     if ctx.energy:
         job.consumed_energy = yield from ctx.energy_on(nodes)
         yield from ctx.energy_row("s")
-    ctx.machines.set_state(ctx.now, nodes, MachineState.COMPUTING)
+    ctx.machines.set_state(ctx.now, nodes, COMPUTING)
     ctx.write_machine_states()
     if job.profile.type == PROFILE_DELAY:
         code = yield from _delay_task(ctx, job, remaining, host)
@@ -161,7 +160,7 @@ def _job_end(ctx: BatsimContext, job: J.EngineJob) -> Generator[tuple, Any, None
     """The end of a job (``update_machines_on_job_end``, runtime, energy and its row)."""
     nodes = job.nodes
     assert nodes is not None
-    ctx.machines.set_state(ctx.now, nodes, MachineState.IDLE)
+    ctx.machines.set_state(ctx.now, nodes, IDLE)
     ctx.write_machine_states()
     runtime = ctx.now - job.start
     job.runtime = runtime if runtime != 0 else J.ZERO_JOB_DURATION_S

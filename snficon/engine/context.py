@@ -16,9 +16,10 @@ import numpy as np
 
 from snficon.engine.jitter import TransitionJitter
 from snficon.engine.jobs import EngineJob, JobTable
-from snficon.engine.kernel import ENERGY, Kernel
+from snficon.engine.kernel import Kernel
 from snficon.engine.machines import Machines
 from snficon.engine.outputs import EngineStats, OutputTables
+from snficon.engine.requests import ENERGY
 from snficon.engine.surf import Surf
 from snficon.engine.wire import decoded, encode, six_decimals
 from snficon.platform.model import Platform

@@ -10,23 +10,7 @@ run list (``ActorImpl::simcall_answer``), so the order in which events reach
 Batsim's server is the order in which their actors reach their ``put``:
 first by how many simcalls each made since it woke, then by wake order.
 
-Actors are generators that yield requests, tuples whose first item is a
-:class:`Request` kind:
-
-* ``(CALL, fn, *args)``: an answered simcall (``simcall_answered``): ``fn`` runs
-  when the simcall is handled, the actor resumes one sub-round later with its
-  result (``Host::set_pstate``, ``Actor::create``, ``Exec::start``, ``cancel``...);
-* ``(SLEEP_FOR, duration, host)``: ``this_actor::sleep_for`` (a no-op if duration <= 0);
-* ``(WAIT, activity, timeout, host)``: ``Activity::wait_for`` (timeout -1: none);
-* ``(PUT, payload, final)``: ``Mailbox::put`` to the server, i.e. an ``isend`` simcall,
-  then, one sub-round later, a blocking wait for the comm (``final``: the actor's last
-  act, after which it only ends);
-* ``(RECV,)``: the server's ``Mailbox::get``;
-* ``(ENERGY, hosts)``: ``sg_host_get_consumed_energy`` on each host in turn, which
-  is a simcall (``HostEnergy::get_consumed_energy``) only for a host whose
-  energy was not yet updated at the current clock;
-* ``(EXCHANGE, message)``: the request-reply actor's blocking ZeroMQ round trip
-  (no simulated time passes): the kernel hands the message to its driver.
+Actors are generators that yield requests (:mod:`~.requests`).
 
 Energy updates at the current clock happen also in the kernel: when an action
 ends or is cancelled, on its hosts (``on_action_state_change`` of the energy
@@ -37,87 +21,36 @@ update of ``Exec::on_start`` for single-host executions is done by the actors.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Generator
-from enum import IntEnum
+from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
 
-from snficon.engine.surf import Action, Surf
+from snficon.engine.requests import (
+    CALL,
+    CANCELED,
+    COMM_ACTIVITY,
+    DONE,
+    ENERGY,
+    EXCHANGE,
+    EXEC_ACTIVITY,
+    PUT,
+    RECV,
+    SLEEP_ACTIVITY,
+    SLEEP_FOR,
+    TIMEOUT,
+    TIMEOUT_ACTIVITY,
+    UPDATE,
+    WAIT,
+    Activity,
+    Actor,
+    ActorCode,
+    Request,
+)
+from snficon.engine.surf import Surf
 
-
-class Request(IntEnum):
-    """The kind of a request an actor yields (the first item of its tuple)."""
-
-    CALL = 0
-    SLEEP_FOR = 1
-    WAIT = 2
-    PUT = 3
-    RECV = 4
-    ENERGY = 5
-    EXCHANGE = 6
-    #: Made by the kernel, not yielded: one energy simcall of an ``ENERGY`` traversal.
-    UPDATE = 7
-
-
-#: The kinds at module level too, as ``signal.SIGINT`` is ``signal.Signals.SIGINT``: a
-#: global is read in 17 ns, a member through its class in 0.5 us (Python 3.11), and
-#: actors and the kernel read one several times per request.
-CALL, SLEEP_FOR, WAIT, PUT, RECV, ENERGY, EXCHANGE, UPDATE = Request
-
-
-class ActivityKind(IntEnum):
-    """What an :class:`Activity` is."""
-
-    EXEC = 0
-    SLEEP = 1
-    COMM = 2
-    TIMEOUT = 3
-
-#: Outcomes of a wait.
-DONE = "done"
-CANCELED = "canceled"
-TIMEOUT = "timeout"
-
-ActorCode = Generator[tuple, Any, None]
-
-
-class Actor:
-    """A SimGrid actor: its code, the host it runs on (-1: ``master_host``), its state."""
-
-    __slots__ = ("name", "code", "host", "request", "result", "alive", "waiting", "traversal",
-                 "pending_wait")
-
-    def __init__(self, name: str, code: ActorCode, host: int) -> None:
-        self.name = name
-        self.code = code
-        self.host = host
-        self.request: tuple | None = None
-        self.result: Any = None
-        self.alive = True
-        self.waiting: Activity | None = None
-        self.traversal: tuple[np.ndarray, int] | None = None
-        #: The comm of an ``isend`` still queued: the actor's next simcall is its wait.
-        self.pending_wait: Activity | None = None
-
-    def __repr__(self) -> str:
-        return f"Actor({self.name})"
-
-
-class Activity:
-    """What an actor waits for: an exec, a sleep, a comm, or an exec's timeout."""
-
-    __slots__ = ("kind", "action", "waiters", "state", "payload", "timeout", "exec")
-
-    def __init__(self, kind: ActivityKind) -> None:
-        self.kind = kind
-        self.action: Action | None = None
-        self.waiters: list[Actor] = []
-        self.state: str | None = None
-        self.payload: Any = None
-        self.timeout: Activity | None = None
-        self.exec: Activity | None = None
-
+#: A simcall's handler: the actor that made it and its request.
+Handler = Callable[[Actor, tuple], None]
 
 
 class Kernel:
@@ -175,6 +108,8 @@ class Kernel:
         """``EngineImpl::run`` as a generator: yields each message for the scheduler and
         receives its answer; returns when nothing can happen any more."""
         surf = self.surf
+        step = self._step
+        handlers = self._simcall_handlers()
         while True:
             while self.to_run:
                 ran = self.to_run
@@ -184,15 +119,15 @@ class Kernel:
                 for actor in ran:
                     if not actor.alive:
                         continue
-                    message = self._step(actor)
+                    message = step(actor)
                     while message is not None:  # the request-reply actor's round trip
                         actor.result = yield message
-                        message = self._step(actor)
+                        message = step(actor)
                 for actor in ran:
                     request = actor.request
                     if request is not None:
                         actor.request = None
-                        self._handle(actor, request)
+                        handlers[request[0]](actor, request)
                 if surf.failed or surf.finished:
                     self._handle_ended()
             comm = self._comm
@@ -314,28 +249,25 @@ class Kernel:
 
     def _on_sleep(self, actor: Actor, request: tuple) -> None:
         """``ActorImpl::sleep``: a sleep action the actor waits for."""
-        activity = Activity(ActivityKind.SLEEP)
+        activity = Activity(SLEEP_ACTIVITY)
         activity.action = self.surf.sleep(request[1], request[2], activity)
         activity.waiters.append(actor)
         actor.waiting = activity
 
-    def _handle(self, actor: Actor, request: tuple) -> None:
-        """``simcall_handle``: the simcall ``request`` of ``actor``."""
-        kind = request[0]
-        if kind == CALL:
-            self._on_call(actor, request)
-        elif kind == UPDATE:
-            self._on_update(actor, request)
-        elif kind == WAIT:
-            self._wait(actor, request)
-        elif kind == PUT:
-            self._put(actor, request)
-        elif kind == RECV:
-            self._recv(actor, request)
-        elif kind == SLEEP_FOR:
-            self._on_sleep(actor, request)
-        else:
-            raise RuntimeError(f"unknown simcall {request!r}")
+    def _on_unknown(self, _actor: Actor, request: tuple) -> None:
+        raise RuntimeError(f"unknown simcall {request!r}")
+
+    def _simcall_handlers(self) -> list[Handler]:
+        """``simcall_handle``: the handler of each simcall kind, indexed by its
+        :class:`Request` (``ENERGY`` and ``EXCHANGE`` are served in the context switch)."""
+        handlers: list[Handler] = [self._on_unknown] * len(Request)
+        handlers[CALL] = self._on_call
+        handlers[SLEEP_FOR] = self._on_sleep
+        handlers[WAIT] = self._wait
+        handlers[PUT] = self._put
+        handlers[RECV] = self._recv
+        handlers[UPDATE] = self._on_update
+        return handlers
 
     def _wait(self, actor: Actor, request: tuple) -> None:
         """``ActivityImpl::wait_for``: ``(WAIT, activity, timeout, host)``."""
@@ -347,7 +279,7 @@ class Kernel:
         activity.waiters.append(actor)
         actor.waiting = activity
         if timeout >= 0.0:
-            detector = Activity(ActivityKind.TIMEOUT)
+            detector = Activity(TIMEOUT_ACTIVITY)
             detector.exec = activity
             detector.waiters.append(actor)
             detector.action = self.surf.sleep(timeout, host, detector)
@@ -375,7 +307,7 @@ class Kernel:
                 receiver.waiters.append(actor)
                 actor.waiting = receiver
             return
-        comm = Activity(ActivityKind.COMM)
+        comm = Activity(COMM_ACTIVITY)
         comm.payload = payload
         self._queue.append(comm)
         if final:
@@ -403,7 +335,7 @@ class Kernel:
             comm.waiters.append(actor)
             self._start_comm(comm)
         else:
-            comm = Activity(ActivityKind.COMM)
+            comm = Activity(COMM_ACTIVITY)
             comm.waiters.append(actor)
             self._receiver = comm
         actor.waiting = comm
@@ -412,7 +344,7 @@ class Kernel:
 
     def start_exec(self, hosts: np.ndarray, flops: float, speeds: np.ndarray) -> Activity:
         """``ExecImpl::start`` (an answered simcall): the action starts now."""
-        activity = Activity(ActivityKind.EXEC)
+        activity = Activity(EXEC_ACTIVITY)
         activity.action = self.surf.execute(hosts, flops, speeds, activity)
         if activity.action.loads:
             self._on_load_change(hosts, +1)
@@ -451,7 +383,7 @@ class Kernel:
             self._post(action.activity, DONE)
 
     def _post(self, activity: Activity, state: str) -> None:
-        if activity.kind == ActivityKind.TIMEOUT:
+        if activity.kind == TIMEOUT_ACTIVITY:
             exec_activity = activity.exec
             assert exec_activity is not None
             if exec_activity.state is not None:
@@ -470,7 +402,7 @@ class Kernel:
                 self.surf.remove(detector.action)
         for actor in activity.waiters:
             if actor.alive:
-                self._answer(actor, activity.payload if activity.kind == ActivityKind.COMM
+                self._answer(actor, activity.payload if activity.kind == COMM_ACTIVITY
                              and state == DONE else state)
         activity.waiters = []
 
@@ -483,15 +415,4 @@ class Kernel:
         return list(self.actors)
 
 
-def put(payload: Any, final: bool = False) -> Generator[tuple, Any, None]:
-    """``Mailbox::put`` to the server; ``final`` when the actor ends right after."""
-    yield (PUT, payload, final)
-
-
-def sleep(duration: float, host: int = -1) -> Generator[tuple, Any, None]:
-    """``this_actor::sleep_for``."""
-    yield (SLEEP_FOR, duration, host)
-
-
-__all__ = ["Actor", "Activity", "ActivityKind", "Kernel", "Request", "put", "sleep", "CALL",
-           "SLEEP_FOR", "WAIT", "PUT", "RECV", "ENERGY", "EXCHANGE", "DONE", "CANCELED", "TIMEOUT"]
+__all__ = ["Kernel"]

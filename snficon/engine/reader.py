@@ -19,7 +19,7 @@ from typing import Any
 from snficon.engine import answers as A
 from snficon.engine.actors import Message
 from snficon.engine.context import BatsimContext
-from snficon.engine.kernel import EXCHANGE, PUT, SLEEP_FOR, put, sleep
+from snficon.engine.requests import EXCHANGE, PUT, SLEEP_FOR, put, sleep
 from snficon.errors import ProtocolError
 
 SCHED_READY = "SCHED_READY"

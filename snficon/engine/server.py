@@ -19,7 +19,6 @@ import numpy as np
 from snficon.engine import actors as act
 from snficon.engine import jobs as J
 from snficon.engine.context import BatsimContext, Switch
-from snficon.engine.kernel import CALL, RECV
 from snficon.engine.machines import IDLE, SLEEPING, MachineState
 from snficon.engine.protocol import begins_data
 from snficon.engine.reader import (
@@ -33,6 +32,7 @@ from snficon.engine.reader import (
     OutgoingMessage,
     request_reply,
 )
+from snficon.engine.requests import CALL, RECV
 from snficon.errors import ProtocolError
 
 Handler = Callable[["Server", Any], None]
@@ -285,12 +285,12 @@ class Server:
                         ctx.append("RESOURCE_STATE_CHANGED",
                                    {"resources": request.all_machines, "state": str(target)})
                 else:
-                    machines.set_state(ctx.now, np.array([node]), MachineState.SWITCHING_OFF)
+                    machines.set_node_state(ctx.now, node, MachineState.SWITCHING_OFF)
                     yield (CALL, self._spawn, f"switch OFF {node}",
                            act.switch_machine(ctx, node, target, False), node)
                     self.nb_switching += 1
             else:
-                machines.set_state(ctx.now, np.array([node]), MachineState.SWITCHING_ON)
+                machines.set_node_state(ctx.now, node, MachineState.SWITCHING_ON)
                 yield (CALL, self._spawn, f"switch ON {node}",
                        act.switch_machine(ctx, node, target, True), node)
                 self.nb_switching += 1

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from snficon.engine.kernel import DONE, TIMEOUT, Kernel, Request, put, sleep
+from snficon.engine.kernel import Kernel
+from snficon.engine.requests import DONE, TIMEOUT, Request, put, sleep
 from snficon.engine.surf import Surf
 
 

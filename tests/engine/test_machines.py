@@ -76,3 +76,13 @@ def test_state_times_and_counts_follow_every_change(machines):
             change(nodes, MachineState.IDLE)
         change(nodes, MachineState(int(rng.integers(0, len(MachineState)))))
     assert machines.time_in_state == pytest.approx(spent.tolist())
+
+
+def test_one_node_state_change_counts_the_time_in_the_old_state(machines):
+    machines.set_node_state(4.5, 7, MachineState.SWITCHING_OFF)
+    machines.set_node_state(12.0, 7, MachineState.SLEEPING)
+    assert machines.state_of(7) is MachineState.SLEEPING
+    assert machines.time_in_state[MachineState.IDLE] == 4.5
+    assert machines.time_in_state[MachineState.SWITCHING_OFF] == 7.5
+    assert machines.counts[MachineState.SLEEPING] == 1
+    assert machines.counts[MachineState.IDLE] == 47
