@@ -24,7 +24,7 @@ from snficon.core.diagnostics import Diagnostics
 from snficon.core.node_choice import StateGroups
 from snficon.core.params import IpmParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import Plan, PlannedJob, decisive_wake_times, release_map
+from snficon.core.plan import Plan, PlannedJob, decisive_wake_times, empty_plan, release_map
 from snficon.core.view import ClusterView, Decisions, NodeTable
 
 
@@ -168,8 +168,11 @@ def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     groups, now = dispatched.groups, view.now
     nodes, waiting = groups.nodes, dispatched.waiting
     durations = [job.req_time_s for job in waiting]
-    release = release_map(groups, now)
-    plan = order.plan(groups, release, waiting, durations, now)
+    release: np.ndarray | None = None
+    plan: Sequence[PlannedJob] = empty_plan()  # no job waits: nothing to plan, no map needed
+    if waiting:
+        release = release_map(groups, now)
+        plan = order.plan(groups, release, waiting, durations, now)
     timers = idle_timers(groups, params.timeout)
     decisions = Decisions(starts=list(dispatched.starts))
     calls = plan_wakes(groups, plan, now, decisions)
