@@ -19,11 +19,11 @@ import numpy as np
 
 from snficon.core import view as ns
 from snficon.core.easy_plan import easy_gap_plan, easy_plan
-from snficon.core.node_choice import StateGroups
+from snficon.core.node_choice import NodeChoice, StateGroups
 from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
-from snficon.core.plan import Plan, release_map, sequential_plan
+from snficon.core.plan import Plan, PlannedJob, plan_in_sequence, release_map, sequential_plan
 from snficon.core.view import ClusterView, JobStart, NodeTable, QueuedJob
 
 
@@ -153,18 +153,17 @@ def dispatch_fcfs_easy(view: ClusterView) -> Dispatched:
     may move onto nodes that a short backfilled job frees before the
     head's start, and leave idle nodes outside it for a longer job. The
     head's planned start never gets later (a backfill either avoids the
-    reservation or ends by its start).
+    reservation or ends by its start). A pass that backfilled nothing ends
+    them: its reservation was made after its head starts, and the next pass
+    would start no head (none fitted, and nothing was released), make the
+    same reservation on the same table and fail the same backfills.
     """
     if not view.queue:
         return no_start(view)
     dispatch = Dispatch(view)
-    queue = fcfs_order(view.queue)
-    after: StateGroups | None = dispatch.groups
-    while queue:
-        before = len(dispatch.starts)
+    queue, after = _easy_pass(view.now, dispatch, fcfs_order(view.queue))
+    while queue and after is None:  # the pass backfilled a job: reserve again
         queue, after = _easy_pass(view.now, dispatch, queue)
-        if len(dispatch.starts) == before:
-            break
     return dispatch.result(queue, dispatch.table() if after is None else after)
 
 
@@ -179,11 +178,10 @@ def _easy_pass(now: float, dispatch: Dispatch, queue: list[QueuedJob],
         return queue, None
     head = queue[0]
     groups = dispatch.table()
-    reservation = sequential_plan(groups, release_map(groups, now), [head],
-                                  [head.req_time_s], now)
-    if not reservation:  # the head's start is unknown: backfilling could delay it
+    reservation = head_reservation(groups, head, now)
+    if reservation is None:  # the head's start is unknown: backfilling could delay it
         return queue, groups
-    shadow, reserved = reservation[0].start, reservation[0].nodes
+    shadow, reserved = reservation.start, reservation.nodes
     waiting = [head]
     started = len(dispatch.starts)
     for job in queue[1:]:
@@ -193,6 +191,15 @@ def _easy_pass(now: float, dispatch: Dispatch, queue: list[QueuedJob],
             continue
         waiting.append(job)
     return waiting, groups if len(dispatch.starts) == started else None
+
+
+def head_reservation(groups: StateGroups, head: QueuedJob, now: float) -> PlannedJob | None:
+    """The queue head's reservation: its planned start and nodes as the first job of the
+    sequential plan (Definition 6) on the release map of requested times of the table of
+    ``groups`` (SPEC 5); None when it cannot be planned."""
+    planned = plan_in_sequence(NodeChoice.of(groups, now), release_map(groups, now), [head],
+                               [head.req_time_s])
+    return next(planned, None)
 
 
 @dataclass(frozen=True)
