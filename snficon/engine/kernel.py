@@ -136,7 +136,8 @@ class Kernel:
                 if surf.has_instant():
                     surf.instant_step()
                 self._post(comm, DONE)
-                self._handle_ended()
+                if surf.finished:  # the instant step ended actions too (rarely)
+                    self._handle_ended()
                 continue
             if surf.solve() < 0.0:
                 return
