@@ -136,7 +136,7 @@ class Kernel:
                 if surf.has_instant():
                     surf.instant_step()
                 self._post(comm, DONE)
-                if surf.finished:  # the instant step ended actions too (rarely)
+                if surf.failed or surf.finished:  # the instant step ended more (rarely)
                     self._handle_ended()
                 continue
             if surf.solve() < 0.0:
