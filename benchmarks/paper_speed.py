@@ -53,6 +53,9 @@ from typing import Any
 from child_run import callgrind_instructions, commit_worktree, positive_int, run_child, tree_env
 from paper_outputs import CASES, INPUTS, POLICIES, REPO, convert
 
+from snficon.commands.run import parse_settings
+from snficon.errors import InputError
+
 #: The commit issue 16 was filed against (its "today").
 ISSUE_BASE = "1bd5209"
 #: The child: one in-process run of the tree on PYTHONPATH, its simulation CPU as JSON
@@ -95,20 +98,6 @@ def count_case(tree: Path, platform: Path, workload: Path, policy: str,
     return callgrind_instructions(
         child_command(tree, platform, workload, policy, options, scratch), cwd=tree,
         env=tree_env(tree), what=f"{tree}: {policy} on {workload.name}")
-
-
-def parse_options(items: list[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` strings as options (the value read as JSON when it parses)."""
-    options: dict[str, Any] = {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        if not sep or not name:
-            raise SystemExit(f"--set {item!r}: expected NAME=VALUE")
-        try:
-            options[name] = json.loads(text)
-        except json.JSONDecodeError:
-            options[name] = text
-    return options
 
 
 def revision(tree: Path) -> str:
@@ -171,7 +160,10 @@ def main() -> int:
     args = parser.parse_args()
     if not INPUTS.is_dir():
         raise SystemExit(f"{INPUTS} is absent: the paper's inputs come from ../shared")
-    options = {"base": {}, "now": parse_options(args.settings)}
+    try:
+        options = {"base": {}, "now": parse_settings(args.settings)}
+    except InputError as exc:
+        raise SystemExit(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="snficon-speed-") as folder, \
             ThreadPoolExecutor(args.workers) as pool:
         scratch = Path(folder)
