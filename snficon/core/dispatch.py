@@ -45,8 +45,9 @@ class Dispatch:
         self._release_req = view.nodes.release_req_s
         self._idle = self.groups.idle
         self._idle_count = self.groups.counts[ns.IDLE]
-        #: the view's idle nodes in the order starts take them (see :func:`idle_order`)
-        self._order = idle_order(self.groups)
+        #: the view's idle nodes in the order starts take them (see :func:`idle_order`),
+        #: sorted at the first start that fits (many invocations start nothing)
+        self._order: np.ndarray | None = None
         #: the nodes started so far, one array per start
         self._started: list[np.ndarray] = []
 
@@ -61,6 +62,8 @@ class Dispatch:
         """Start ``job`` now on idle nodes (not in ``exclude``) if enough are free."""
         if self._free(exclude) < job.res:
             return False
+        if self._order is None:
+            self._order = idle_order(self.groups)
         order = self._order
         if self.starts:
             order = order[self._idle[order]]
