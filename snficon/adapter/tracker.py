@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from snficon.core.node_choice import StateGroups
 from snficon.core.view import (
     ClusterView,
     CompletedJob,
@@ -91,6 +92,8 @@ class ClusterTracker:
         self._running_view: tuple[RunningJob, ...] | None = None
         self._running_table: RunningTable | None = None
         self._nodes_view: NodeTable | None = None
+        #: the state groups of ``_nodes_view``, made with it
+        self._groups_view: StateGroups | None = None
 
     @property
     def size(self) -> int:
@@ -161,7 +164,9 @@ class ClusterTracker:
         self.idle_since[nodes] = np.nan if asleep else now
 
     def view(self, now: float, trigger: str) -> ClusterView:
-        """Freeze the current state for the policy (and hand over the new records)."""
+        """Freeze the current state for the policy (and hand over the new records): the
+        node arrays as a :class:`NodeTable` with its state groups (Definition 1), made
+        once per change of the nodes and shared by the views until the next one."""
         power = self.power
         nodes = self._nodes_view
         if nodes is None:
@@ -170,6 +175,7 @@ class ClusterTracker:
                 transition_end_s=self.transition_end, release_req_s=self.release_req,
                 p_idle_w=power.p_idle_w, t_on_s=power.t_on_s, t_off_s=power.t_off_s,
                 e_on_j=self._e_on_j, e_off_j=self._e_off_j)
+            self._groups_view = StateGroups.of(nodes)
         if self._running_view is None:
             self._running_view = tuple(self.running.values())
             self._running_table = self._running_arrays.table(self._running_view)
@@ -181,4 +187,4 @@ class ClusterTracker:
         return ClusterView(now=now, trigger=trigger, nodes=nodes,
                            queue=self._queue_view, running=self._running_view,
                            arrivals=arrivals, completions=completions,
-                           running_arrays=self._running_table)
+                           running_arrays=self._running_table, groups=self._groups_view)

@@ -19,7 +19,7 @@ import numpy as np
 
 from snficon.core import view as ns
 from snficon.core.easy_plan import easy_gap_plan, easy_plan
-from snficon.core.node_choice import NodeChoice, StateGroups
+from snficon.core.node_choice import NodeChoice, StateGroups, state_groups
 from snficon.core.order import fcfs_order, snf_order
 from snficon.core.params import EasyParams, NoParams
 from snficon.core.parts import Dispatched
@@ -38,7 +38,7 @@ class Dispatch:
     def __init__(self, view: ClusterView) -> None:
         self.now = view.now
         self.nodes = view.nodes
-        self.groups = StateGroups.of(view.nodes)
+        self.groups = state_groups(view)
         self.starts: list[JobStart] = []
         # the view's (read-only) arrays until the first start copies them
         self._state = view.nodes.state
@@ -101,10 +101,12 @@ class Dispatch:
         started = self._started[0] if len(self._started) == 1 else np.concatenate(self._started)
         return self.groups.after_starts(after, started)
 
-    def result(self, waiting: list[QueuedJob], groups: StateGroups) -> Dispatched:
+    def result(self, waiting: list[QueuedJob], groups: StateGroups,
+               release: np.ndarray | None = None) -> Dispatched:
         """The :class:`Dispatched` record of these starts, ``waiting`` left in the queue;
-        ``groups``: those of the table the starts leave (:meth:`table`)."""
-        return Dispatched(starts=self.starts, groups=groups, waiting=waiting)
+        ``groups``: those of the table the starts leave (:meth:`table`); ``release``: its
+        release map of requested times, when the order made it (read-only)."""
+        return Dispatched(starts=self.starts, groups=groups, waiting=waiting, release=release)
 
 
 def idle_order(groups: StateGroups) -> np.ndarray:
@@ -122,7 +124,7 @@ def idle_order(groups: StateGroups) -> np.ndarray:
 
 def no_start(view: ClusterView) -> Dispatched:
     """The dispatch of an empty queue: no start, the view's table and its groups."""
-    return Dispatched(starts=[], groups=StateGroups.of(view.nodes), waiting=[])
+    return Dispatched(starts=[], groups=state_groups(view), waiting=[])
 
 
 def dispatch_snf(view: ClusterView) -> Dispatched:
@@ -167,23 +169,28 @@ def dispatch_fcfs_easy(view: ClusterView) -> Dispatched:
     queue, after = _easy_pass(view.now, dispatch, fcfs_order(view.queue))
     while queue and after is None:  # the pass backfilled a job: reserve again
         queue, after = _easy_pass(view.now, dispatch, queue)
-    return dispatch.result(queue, dispatch.table() if after is None else after)
+    if after is None:
+        return dispatch.result(queue, dispatch.table())
+    return dispatch.result(queue, *after)
 
 
 def _easy_pass(now: float, dispatch: Dispatch, queue: list[QueuedJob],
-               ) -> tuple[list[QueuedJob], StateGroups | None]:
+               ) -> tuple[list[QueuedJob], tuple[StateGroups, np.ndarray] | None]:
     """One pass of :func:`dispatch_fcfs_easy` over ``queue`` (FCFS order); returns the
-    jobs still waiting, and the groups of the table the pass leaves when it made them
-    (None when it started a job after making them, or made none)."""
+    jobs still waiting, and the groups and release map of requested times of the table
+    the pass leaves when it made them for the head's reservation (None when it started
+    a job after making them, or made none)."""
     while queue and dispatch.start(queue[0]):
         queue = queue[1:]
     if not queue:
         return queue, None
     head = queue[0]
     groups = dispatch.table()
-    reservation = head_reservation(groups, head, now)
+    release = release_map(groups, now)
+    release.setflags(write=False)
+    reservation = head_reservation(groups, release, head, now)
     if reservation is None:  # the head's start is unknown: backfilling could delay it
-        return queue, groups
+        return queue, (groups, release)
     shadow, reserved = reservation.start, reservation.nodes
     waiting = [head]
     started = len(dispatch.starts)
@@ -193,14 +200,15 @@ def _easy_pass(now: float, dispatch: Dispatch, queue: list[QueuedJob],
         if now + job.req_time_s <= shadow and dispatch.start(job):
             continue
         waiting.append(job)
-    return waiting, groups if len(dispatch.starts) == started else None
+    return waiting, (groups, release) if len(dispatch.starts) == started else None
 
 
-def head_reservation(groups: StateGroups, head: QueuedJob, now: float) -> PlannedJob | None:
+def head_reservation(groups: StateGroups, release: np.ndarray, head: QueuedJob,
+                     now: float) -> PlannedJob | None:
     """The queue head's reservation: its planned start and nodes as the first job of the
-    sequential plan (Definition 6) on the release map of requested times of the table of
-    ``groups`` (SPEC 5); None when it cannot be planned."""
-    planned = plan_in_sequence(NodeChoice.of(groups, now), release_map(groups, now), [head],
+    sequential plan (Definition 6) on ``release``, the release map of requested times of
+    the table of ``groups`` (SPEC 5; not changed); None when it cannot be planned."""
+    planned = plan_in_sequence(NodeChoice.of(groups, now), release.copy(), [head],
                                [head.req_time_s])
     return next(planned, None)
 

@@ -24,7 +24,7 @@ from snficon.core.diagnostics import Diagnostics
 from snficon.core.node_choice import StateGroups
 from snficon.core.params import IpmParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import Plan, PlannedJob, decisive_wake_times, empty_plan, release_map
+from snficon.core.plan import Plan, PlannedJob, decisive_wake_times, empty_plan
 from snficon.core.view import ClusterView, Decisions, NodeTable
 
 
@@ -171,7 +171,7 @@ def decide_ipm(view: ClusterView, dispatched: Dispatched, order: DispatchOrder,
     release: np.ndarray | None = None
     plan: Sequence[PlannedJob] = empty_plan()  # no job waits: nothing to plan, no map needed
     if waiting:
-        release = release_map(groups, now)
+        release = dispatched.requested_release(now)
         plan = order.plan(groups, release, waiting, durations, now)
     timers = idle_timers(groups, params.timeout)
     decisions = Decisions(starts=list(dispatched.starts))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.view import NodeTable
+from snficon.core.view import ClusterView, NodeTable
 
 #: Node-state priority of the node choice: idle < computing < switching on < asleep.
 STATE_RANK = np.array([1, 0, 2, 3, 3])  # indexed by NodeState
@@ -78,6 +78,17 @@ class StateGroups:
         return StateGroups(nodes=after, computing=_read_only(computing), idle=_read_only(idle),
                            switching_on=self.switching_on, switching_off=self.switching_off,
                            sleeping=self.sleeping, counts=tuple(counts))  # type: ignore[arg-type]
+
+
+def state_groups(view: ClusterView) -> StateGroups:
+    """The state groups of ``view``'s node table: the builder's (the tracker makes them
+    once per table, and a view whose table did not change since the last one shares
+    them) when they stand for ``view.nodes`` (the same table), else built from its
+    states (a view made by hand, or one whose ``nodes`` was replaced)."""
+    groups = view.groups
+    if groups is not None and groups.nodes is view.nodes:
+        return groups
+    return StateGroups.of(view.nodes)
 
 
 def choose_nodes(groups: StateGroups, release: np.ndarray, start: float, count: int,

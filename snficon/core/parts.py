@@ -37,7 +37,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from snficon.core.node_choice import StateGroups
-from snficon.core.plan import PlannedJob
+from snficon.core.plan import PlannedJob, release_map
 from snficon.core.view import ClusterView, Decisions, JobStart, NodeTable, QueuedJob
 
 ORDER, POWER, LAYER = "order", "power", "layer"
@@ -49,11 +49,29 @@ class Dispatched:
     """What a dispatch order decided now: the starts, the
     :class:`~snficon.core.node_choice.StateGroups` of the node table they leave behind
     (started nodes computing; built once, read by the power manager and the plans) and
-    the jobs still waiting, in the order's order."""
+    the jobs still waiting, in the order's order.
+
+    ``release``: the release map of requested times (SPEC 5,
+    :func:`~snficon.core.plan.release_map`) of that table at the invocation's time,
+    read-only, when the order made it for its own decisions (FCFS/EASY reserves the
+    head's start on it); None when it made none. Read it through
+    :meth:`requested_release`.
+    """
 
     starts: list[JobStart]
     groups: StateGroups
     waiting: list[QueuedJob]
+    release: np.ndarray | None = None
+
+    def requested_release(self, now: float) -> np.ndarray:
+        """The release map of requested times of the table the starts leave at ``now``
+        (the invocation's time), read-only: the order's (:attr:`release`), or made here
+        when it made none."""
+        if self.release is not None:
+            return self.release
+        release = release_map(self.groups, now)
+        release.setflags(write=False)
+        return release
 
     @property
     def nodes(self) -> NodeTable:
@@ -87,8 +105,9 @@ class DispatchOrder(Protocol):
     def plan(self, groups: StateGroups, release: np.ndarray, jobs: Sequence[QueuedJob],
              durations: Sequence[float], now: float) -> Sequence[PlannedJob]:
         """The future plan of ``jobs`` (in the order's order) on the release map ``release``
-        of the table of ``groups`` (a :class:`~snficon.core.plan.Plan` makes its jobs when
-        they are first read)."""
+        of the table of ``groups`` (read-only: a plan that changes a map changes its own
+        copy; a :class:`~snficon.core.plan.Plan` makes its jobs when they are first
+        read)."""
         ...
 
 

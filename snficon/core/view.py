@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from snficon.core.diagnostics import Diagnostics
+
+if TYPE_CHECKING:
+    from snficon.core.node_choice import StateGroups
 
 
 class NodeState(IntEnum):
@@ -150,7 +153,10 @@ class ClusterView:
     previous invocation (Algorithm 1, line 1), in the order they happened.
     ``running_arrays``: the running jobs as arrays, when the builder keeps them
     (read them through :func:`running_table`, which checks they stand for
-    ``running``).
+    ``running``). ``groups``: the node table's state groups, when the builder made
+    them with the table (read them through
+    :func:`~snficon.core.node_choice.state_groups`, which checks they stand for
+    ``nodes``).
     """
 
     now: float
@@ -161,6 +167,7 @@ class ClusterView:
     arrivals: tuple[QueuedJob, ...] = ()
     completions: tuple[CompletedJob, ...] = ()
     running_arrays: RunningTable | None = field(default=None, compare=False, repr=False)
+    groups: StateGroups | None = field(default=None, compare=False, repr=False)
 
 
 def running_table(view: ClusterView) -> RunningTable:

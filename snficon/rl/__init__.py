@@ -49,7 +49,7 @@ curriculum                      ``snficon workload convert --skip 3000 --jobs 10
 On the policy seam (:class:`snficon.core.parts.PowerManager`), a learned
 power manager's ``decide(view, dispatched, order)`` would: see
 ``power_view(view, dispatched)`` (:mod:`snficon.rl.ledger`); plan the
-waiting jobs with ``order.plan`` on ``release_map(dispatched.groups, now)``
+waiting jobs with ``order.plan`` on ``dispatched.requested_release(now)``
 for their requested times, as IPM does; add the interval since its previous
 invocation to a :class:`~snficon.rl.ledger.NodeHistory` (from the previous
 view and decisions, with the power model ``power_model_of(nodes,

@@ -52,7 +52,7 @@ from snficon.core.diagnostics import Diagnostics
 from snficon.core.names import Trigger
 from snficon.core.params import RlParams
 from snficon.core.parts import Dispatched, DispatchOrder, PowerOutcome
-from snficon.core.plan import PlannedJob, release_map
+from snficon.core.plan import PlannedJob
 from snficon.core.view import ClusterView, Decisions
 from snficon.errors import InputError
 from snficon.platform.model import PowerModel
@@ -158,7 +158,7 @@ class LearnedPower:
             self.history.add(interval_usage(held, now, self.power))
         self.history.note_arrivals(view)
         groups, waiting = dispatched.groups, dispatched.waiting
-        release = release_map(groups, now)
+        release = dispatched.requested_release(now)
         durations = [job.req_time_s for job in waiting]
         plan = order.plan(groups, release, waiting, durations, now)
         observation = observe(power_view(view, dispatched), plan, self.history, self.scales)

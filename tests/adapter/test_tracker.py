@@ -1,4 +1,5 @@
-"""The tracker's running-job arrays against a rebuild from its records (snficon.adapter.tracker)."""
+"""The tracker's running-job arrays and node-state groups against a rebuild from its records
+(snficon.adapter.tracker)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import numpy as np
 import pytest
 
 from snficon.adapter.tracker import ClusterTracker
-from snficon.core.view import ClusterView, RunningJob, RunningTable, running_table
+from snficon.core.node_choice import StateGroups, state_groups
+from snficon.core.view import ClusterView, NodeState, RunningJob, RunningTable, running_table
 from snficon.platform.model import PowerModel
 
 NB_NODES = 24
@@ -89,3 +91,69 @@ def test_table_from_records() -> None:
     assert table.req_time_s.tolist() == [100.0, 50.0]
     assert table.node_job.tolist() == [0, -1, 0, 1, -1]
     assert not table.node_job.flags.writeable
+
+
+def random_power_history(seed: int, steps: int = 300):
+    """Views of a tracker driven by random starts, completions and switches (asked, then
+    acknowledged), with calls that change nothing in between."""
+    rng = random.Random(seed)
+    tracker = ClusterTracker(power_model(NB_NODES))
+    now, serial = 0.0, 0
+    pending: list[tuple[list[int], bool]] = []
+    for _ in range(steps):
+        now += rng.choice([0.0, 1.0, 7.5])
+        state = tracker.state
+        idle = [n for n in range(NB_NODES) if state[n] == NodeState.IDLE]
+        asleep = [n for n in range(NB_NODES) if state[n] == NodeState.SLEEPING]
+        move = rng.random()
+        if move < 0.2 and tracker.running:
+            tracker.complete(rng.choice(list(tracker.running)), now)
+        elif move < 0.4 and idle:
+            res = rng.randint(1, min(3, len(idle)))
+            tracker.submit(f"j{serial}", res, 600.0, now)
+            tracker.start(f"j{serial}", tuple(sorted(rng.sample(idle, res))), now)
+            serial += 1
+        elif move < 0.55 and idle:
+            nodes = rng.sample(idle, rng.randint(1, len(idle)))
+            tracker.switching(nodes, on=False, now=now)
+            pending.append((nodes, True))
+        elif move < 0.7 and asleep:
+            nodes = rng.sample(asleep, rng.randint(1, len(asleep)))
+            tracker.switching(nodes, on=True, now=now)
+            pending.append((nodes, False))
+        elif move < 0.85 and pending:
+            nodes, to_sleep = pending.pop(rng.randrange(len(pending)))
+            tracker.switched(nodes, asleep=to_sleep, now=now)
+        yield tracker.view(now, "test")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_state_groups_match_the_nodes(seed: int) -> None:
+    """Each view hands on the groups of its own node table (Definition 1), those built
+    from its states; a view whose nodes did not change shares the table and its groups."""
+    previous: ClusterView | None = None
+    shared = 0
+    for view in random_power_history(seed):
+        groups = state_groups(view)
+        assert groups is view.groups and groups.nodes is view.nodes
+        fresh = StateGroups.of(view.nodes)
+        assert groups.counts == fresh.counts
+        for name in ("computing", "idle", "switching_on", "switching_off", "sleeping"):
+            assert getattr(groups, name).tolist() == getattr(fresh, name).tolist(), name
+        if previous is not None and previous.nodes is view.nodes:
+            assert previous.groups is groups
+            shared += 1
+        previous = view
+    assert shared > 0
+
+
+def test_replaced_nodes_get_their_own_groups() -> None:
+    """A view whose ``nodes`` was replaced (by a layer, or by hand) gets the groups of the
+    new table, not the tracker's."""
+    view = list(random_power_history(2, steps=40))[-1]
+    state = view.nodes.state.copy()
+    state[:] = NodeState.SLEEPING
+    replaced = dataclasses.replace(view, nodes=dataclasses.replace(view.nodes, state=state))
+    groups = state_groups(replaced)
+    assert groups is not view.groups
+    assert groups.counts[NodeState.SLEEPING] == NB_NODES

@@ -406,3 +406,20 @@ def test_the_dispatched_groups_are_the_groups_of_the_table_left(specs, jobs):
             assert getattr(kept, name).tolist() == getattr(fresh, name).tolist(), name
         started = [n for start in dispatched.starts for n in start.nodes]
         assert all(dispatched.nodes.state[n] == NodeState.COMPUTING for n in started)
+
+
+@PROPERTY
+@given(specs=st.lists(node_strategy, min_size=1, max_size=8), jobs=queue_strategy)
+def test_the_dispatched_release_map_is_that_of_the_table_left(specs, jobs):
+    """The release map of requested times a dispatch hands on (EASY's, made for its last
+    reservation; made on demand for SNF) is the map of the table its starts leave, at
+    the invocation's time, and nobody can change it."""
+    the_view = make_view(specs, jobs)
+    for dispatch in (dispatch_snf, dispatch_fcfs_easy):
+        dispatched = dispatch(the_view)
+        release = dispatched.requested_release(the_view.now)
+        fresh = release_map(StateGroups.of(dispatched.nodes), the_view.now)
+        np.testing.assert_array_equal(release, fresh)
+        assert not release.flags.writeable
+    easy = dispatch_fcfs_easy(the_view)
+    assert (easy.release is not None) == bool(easy.waiting)
