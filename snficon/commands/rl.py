@@ -61,7 +61,7 @@ def _train(args: argparse.Namespace) -> int:
         from snficon.rl.train import TrainConfig, train, write_summary
     except ImportError as exc:
         raise InputError(f"rl train needs PyTorch and Gymnasium ({exc}): install the rl "
-                         "group (see the README)") from None
+                         "group (uv sync --group rl)") from None
     check_count(args.epochs, "--epochs", 1, MAX_EPOCHS)
     check_count(args.rollout_steps, "--rollout-steps", 1, MAX_EPOCHS)
     check_count(args.threads, "--threads", 1, MAX_WORKERS)
