@@ -216,6 +216,7 @@ class IconParams:
     stale_completion_shutdown: bool = option(True)  # gate closed: switch off released nodes
     respect_timeout: bool = option(True)  # idle nodes switched off only once their timer expired
     timeout: float = option(DEFAULT_TIMEOUT_S, low=0.0)  # IPM idle timeout Delta_t
+    request_end_calls: bool = option(True)  # the IPM fallback's request-end calls (SPEC 5)
     epsilon: float = option(1e-9, low=0.0, low_open=True)  # numerical floor of rates (eq. 17-18)
 
     def check(self) -> None:
@@ -229,8 +230,9 @@ class IconParams:
 
     @property
     def ipm(self) -> IpmParams:
-        """The parameters of the IPM fallback (Algorithm 1, lines 3-5): the same timeout."""
-        return IpmParams(timeout=self.timeout)
+        """The parameters of the IPM fallback (Algorithm 1, lines 3-5): the same timeout
+        and request-end calls (:class:`IpmParams`)."""
+        return IpmParams(timeout=self.timeout, request_end_calls=self.request_end_calls)
 
 
 @dataclass(frozen=True)

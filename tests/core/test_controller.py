@@ -117,6 +117,21 @@ def test_too_few_samples_fall_back_to_snf_ipm() -> None:
     assert memory.last_arrival_s == 10.0 and len(memory.service) == 1
 
 
+def test_the_fallback_takes_the_request_end_calls_option() -> None:
+    """The IPM fallback makes the request-end calls as SNF+IPM does (SPEC 5, IPM
+    callbacks), and ``request_end_calls=False`` turns them off for it too. On the state
+    above, node 2 asleep (T_on 30 s): the wake at 80, then job a's requested end 500 less
+    T_on, 470 (j1's 110 - 30 = 80 is the wake's own time); without them only the wake."""
+    state = fallback_state()
+    for calls, expected in ((True, [80.0, 470.0]), (False, [80.0])):
+        params = IconParams(timeout=3000.0, request_end_calls=calls)
+        decisions, _ = decide_icon(state, IconMemory.initial(4, params), params, p_sleep(4))
+        assert log_of(decisions)["mode"] == Mode.FALLBACK
+        assert decisions.call_at == expected
+        same_decisions(decisions, decide_snf_ipm(
+            state, IpmParams(timeout=3000.0, request_end_calls=calls)))
+
+
 def test_no_fallback_takes_the_icon_path_on_the_same_state() -> None:
     """NF (fallback=False) forces the ICON path on the state above (mode "icon").
 
