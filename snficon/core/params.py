@@ -5,7 +5,7 @@ pybatsim ``-o`` option under the same name (``snficon run --set NAME=VALUE``,
 a campaign's ``options``). A field's ``metadata`` states its allowed range;
 :func:`params_from_options` checks type and range of every option and names
 the rule it breaks, and suggests the closest name for an unknown one. The
-README lists the options next to their symbols.
+options table of ``docs/concepts/policies.md`` lists them next to their symbols.
 """
 
 from __future__ import annotations
