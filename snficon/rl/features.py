@@ -74,7 +74,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from snficon.core import view as ns
-from snficon.core.node_choice import StateGroups
+from snficon.core.node_choice import state_groups
 from snficon.core.plan import PlannedJob, release_map
 from snficon.core.view import ClusterView, NodeTable
 from snficon.rl.ledger import NodeHistory
@@ -195,7 +195,7 @@ def node_features(view: ClusterView, plan: Sequence[PlannedJob], history: NodeHi
     out[idle, 5] = scales.duration(now - nodes.idle_since_s[idle])
     out[:, 6] = _request_left(view)
     out[:, 7] = _transition_left(nodes, now)
-    out[:, 8] = scales.duration(release_map(StateGroups.of(nodes), now) - now)
+    out[:, 8] = scales.duration(release_map(state_groups(view), now) - now)
     first = first_planned_start(nodes.size, plan)
     out[:, 9] = np.isfinite(first)
     out[:, 10] = scales.duration(first - now)
